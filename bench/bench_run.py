@@ -1,0 +1,389 @@
+"""Benchmark `replaygate run` against the time it takes only to read and parse the same files.
+
+Usage: python bench/bench_run.py [--quick] [--sizes 1000,10000] [--repeat N] [--keep DIR]
+
+Each measurement runs in a fresh subprocess (this script with --child), so peak RSS is that
+of one run only. Timings exclude interpreter start-up, which is measured on its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+CASES_PER_CONTRACT = 10
+CONTRACTS_PER_PACK = 100
+NEGATIVE_EVERY = 10  # one case in ten is a negative fixture (expect_ok: false)
+BASELINE_CASES = 10  # memory and time growth are measured above a run of this size
+
+PACK_YAML = """\
+pack_id: "bench-{k:04d}"
+name: "synthetic pack {k}"
+version: "0.1.0"
+schema_version: "v0.1"
+provider: "openai"
+default_model: "gpt-4o-mini"
+"""
+
+CONTRACT_HEAD = """\
+# Synthetic contract {i}: refund workflow, four calls in order.
+tool: multi_tool_call
+expect_tools:
+  - lookup_customer
+  - fetch_orders
+  - create_refund
+  - send_email
+tool_order: strict
+pass_threshold: 1.0
+expected_tool_calls:
+  - name: lookup_customer
+    argument_invariants:
+      - path: $.customer_id
+        regex: "^cus_[0-9]+$"
+      - path: $.include_history
+        type: boolean
+  - name: fetch_orders
+    argument_invariants:
+      - path: $.customer_id
+        equals: "cus_{i}"
+      - path: $.limit
+        gte: 1
+        lte: 50
+  - name: create_refund
+    argument_invariants:
+      - path: $.amount
+        type: number
+        gte: 0
+        lte: 10000
+      - path: $.reason
+        one_of: ["damaged", "late", "wrong_item"]
+  - name: send_email
+    argument_invariants:
+      - path: $.subject
+        contains: "refund"
+assertions:
+  output_invariants:
+    - path: $.tool_calls
+      length_gte: 3
+    - path: $.tool_calls[0].arguments.customer_id
+      exists: true
+golden_cases:
+"""
+
+CASE_OK = """\
+  - id: c{i}_case{j}
+    input_ref: c{i}_{j}.json
+    expect_ok: true
+"""
+
+CASE_NEGATIVE = """\
+  - id: c{i}_case{j}_no_email
+    input_ref: negative/c{i}_{j}.json
+    expect_ok: false
+    expected_error: "tool_not_invoked"
+"""
+
+TOOLS = json.dumps(
+    [
+        {
+            "name": "lookup_customer",
+            "description": "Look up a customer account by id, optionally with order history.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "customer_id": {"type": "string", "pattern": "^cus_[0-9]+$"},
+                    "include_history": {"type": "boolean"},
+                },
+                "required": ["customer_id"],
+                "additionalProperties": False,
+            },
+        },
+        {
+            "name": "fetch_orders",
+            "description": "List a customer's most recent orders, newest first.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "customer_id": {"type": "string"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+                    "status": {"type": "string", "enum": ["open", "shipped", "delivered"]},
+                },
+                "required": ["customer_id"],
+            },
+        },
+        {
+            "name": "create_refund",
+            "description": "Refund part or all of an order to the original payment method.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "order_id": {"type": "string"},
+                    "amount": {"type": "number", "minimum": 0},
+                    "currency": {"type": "string", "enum": ["USD", "EUR", "GBP"]},
+                    "reason": {"type": "string", "enum": ["damaged", "late", "wrong_item"]},
+                },
+                "required": ["order_id", "amount", "reason"],
+            },
+        },
+        {
+            "name": "send_email",
+            "description": "Send a transactional email to the customer.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "to": {"type": "string"},
+                    "subject": {"type": "string", "maxLength": 120},
+                    "body": {"type": "string"},
+                },
+                "required": ["to", "subject", "body"],
+            },
+        },
+    ],
+    indent=1,
+)
+
+SYSTEM_PROMPT = (
+    "You are a customer support agent for an online store. Verify the customer, look at their "
+    "recent orders, refund the affected order when the policy allows it (damaged, late or wrong "
+    "item, up to the order total) and confirm by email. Never refund without checking orders."
+)
+
+CALLS = [
+    ("lookup_customer", '{{"customer_id": "cus_{i}", "include_history": true}}'),
+    ("fetch_orders", '{{"customer_id": "cus_{i}", "limit": 10, "status": "delivered"}}'),
+    (
+        "create_refund",
+        '{{"order_id": "ord_{i}_{j}", "amount": {amount}, "currency": "USD", "reason": "damaged"}}',
+    ),
+    (
+        "send_email",
+        '{{"to": "customer{i}@example.com", "subject": "Your refund for order ord_{i}_{j}", '
+        '"body": "We have issued a refund of {amount} USD. It will appear within 5 days."}}',
+    ),
+]
+
+
+def fixture(i: int, j: int, negative: bool) -> str:
+    """One golden fixture (~3 KB) with four tool schemas; a negative one omits the email."""
+    amount = f"{(i * 7 + j * 13) % 500 + 9.99:.2f}"
+    calls = CALLS[:3] if negative else CALLS
+    tool_calls = [
+        {
+            "id": f"call_{i}_{j}_{n}",
+            "type": "function",
+            "function": {"name": name, "arguments": args.format(i=i, j=j, amount=amount)},
+        }
+        for n, (name, args) in enumerate(calls)
+    ]
+    user = (
+        f"Hi, I'm customer cus_{i}. Order ord_{i}_{j} arrived broken (the box was crushed and "
+        f"the item is cracked). I paid {amount} USD. Can I get my money back? Ticket #{j}."
+    )
+    messages = json.dumps(
+        [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    )
+    return (
+        '{"boundary_version": "1.0", "provider": "openai", "model_id": "gpt-4o-mini",\n'
+        f' "tool_schema_hash": "bench_tools_001", "messages_hash": "bench_{i}_{j}",\n'
+        ' "tool_choice_mode": "required",\n'
+        f' "request": {{"messages": {messages},\n "tools": {TOOLS},\n'
+        ' "tool_choice": "required", "temperature": 0, "max_tokens": 1024},\n'
+        f' "response": {{"success": true, "tool_calls": {json.dumps(tool_calls)}, '
+        '"content": null}}\n'
+    )
+
+
+def write_contract(pack: Path, i: int) -> None:
+    parts = [CONTRACT_HEAD.format(i=i)]
+    golden = pack / "golden"
+    for j in range(CASES_PER_CONTRACT):
+        negative = j % NEGATIVE_EVERY == NEGATIVE_EVERY - 1
+        template, target = (CASE_NEGATIVE, golden / "negative") if negative else (CASE_OK, golden)
+        parts.append(template.format(i=i, j=j))
+        (target / f"c{i}_{j}.json").write_text(fixture(i, j, negative), encoding="utf-8")
+    (pack / "contracts" / f"refund_{i}.yaml").write_text("".join(parts), encoding="utf-8")
+
+
+def generate(root: Path, cases: int) -> None:
+    """Write a repository of packs with `cases` golden cases in total under root/packs."""
+    contracts = max(1, cases // CASES_PER_CONTRACT)
+    for i in range(contracts):
+        k = i // CONTRACTS_PER_PACK
+        pack = root / "packs" / f"p{k:04d}"
+        if i % CONTRACTS_PER_PACK == 0:
+            for sub in ("contracts", "golden/negative"):
+                (pack / sub).mkdir(parents=True, exist_ok=True)
+            (pack / "pack.yaml").write_text(PACK_YAML.format(k=k), encoding="utf-8")
+        write_contract(pack, i)
+
+
+def parse_floor(root: Path) -> None:
+    """Read and parse every file under root: the floor replaygate's run is compared with."""
+    import yaml
+
+    for directory, _, names in os.walk(root / "packs"):
+        for name in names:
+            text = (Path(directory) / name).read_text(encoding="utf-8")
+            if name.endswith(".yaml"):
+                yaml.load(text, Loader=yaml.CSafeLoader)
+            else:
+                json.loads(text)
+
+
+def replaygate_run(root: Path) -> int:
+    from replaygate import cli
+
+    out = root / "out"
+    out.mkdir(exist_ok=True)
+    argv = ["run", "--root", str(root), "--json", str(out / "results.json")]
+    argv += ["--junit", str(out / "junit.xml"), str(root / "packs")]
+    return cli.main(argv)
+
+
+def child(mode: str, root: Path, report: Path) -> None:
+    """Measure one mode in this (fresh) process and write the figures as JSON."""
+    start = time.perf_counter()
+    code = 0
+    if mode == "run":
+        code = replaygate_run(root)
+    else:
+        parse_floor(root)
+    seconds = time.perf_counter() - start
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    report.write_text(json.dumps({"seconds": seconds, "rss_mb": rss_mb, "exit": code}))
+
+
+@dataclass
+class Measure:
+    seconds: float
+    rss_mb: float
+    exit: int
+
+
+def measure(mode: str, root: Path, repeat: int) -> Measure:
+    """Best time of `repeat` fresh subprocesses (and the peak RSS of that run)."""
+    best: Measure | None = None
+    for _ in range(repeat):
+        report = root / f"{mode}.measure.json"
+        cmd = [sys.executable, __file__, "--child", mode, str(root), str(report)]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        m = Measure(**json.loads(report.read_text()))
+        best = m if best is None or m.seconds < best.seconds else best
+    assert best is not None
+    return best
+
+
+def totals(root: Path) -> dict[str, int]:
+    results = json.loads((root / "out" / "results.json").read_text(encoding="utf-8"))
+    return dict(results["totals"])
+
+
+@dataclass
+class Row:
+    cases: int
+    floor: Measure
+    run: Measure
+    totals: dict[str, int]
+
+
+def bench_size(base: Path, cases: int, repeat: int) -> Row:
+    root = base / f"n{cases}"
+    started = time.perf_counter()
+    generate(root, cases)
+    print(f"generated {cases} cases in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    return Row(cases, measure("floor", root, repeat), measure("run", root, repeat), totals(root))
+
+
+def startup(best_of: int = 10) -> tuple[float, float]:
+    """Best wall time of `replaygate --version` and of a bare interpreter, in seconds."""
+    script = shutil.which("replaygate")
+    version = [script] if script else [sys.executable, "-m", "replaygate.cli"]
+    figures = []
+    for cmd in ([*version, "--version"], [sys.executable, "-c", "pass"]):
+        times = []
+        for _ in range(best_of):
+            start = time.perf_counter()
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            times.append(time.perf_counter() - start)
+        figures.append(min(times))
+    return figures[0], figures[1]
+
+
+def marginal(r: Row, baseline: Row) -> tuple[float, float]:
+    """Seconds and MB per case above the baseline run (start-up and imports taken out)."""
+    cases = r.cases - baseline.cases
+    return (r.run.seconds - baseline.run.seconds) / cases, (
+        r.run.rss_mb - baseline.run.rss_mb
+    ) / cases
+
+
+def print_table(rows: list[Row], baseline: Row) -> None:
+    print(
+        f"{'cases':>8} {'floor_s':>8} {'run_s':>8} {'ratio':>6} {'floor_MB':>9} "
+        f"{'run_MB':>8} {'us/case':>8}  totals"
+    )
+    for r in rows:
+        ratio = r.run.seconds / r.floor.seconds
+        micros = r.run.seconds / r.cases * 1e6
+        print(
+            f"{r.cases:>8} {r.floor.seconds:>8.2f} {r.run.seconds:>8.2f} {ratio:>6.2f} "
+            f"{r.floor.rss_mb:>9.0f} {r.run.rss_mb:>8.0f} {micros:>8.0f}  "
+            f"{r.totals} exit={r.run.exit}"
+        )
+    (small_t, small_m), (large_t, large_m) = (
+        marginal(rows[0], baseline),
+        marginal(rows[-1], baseline),
+    )
+    print(
+        f"growth {rows[-1].cases} vs {rows[0].cases} cases (per case, above a "
+        f"{baseline.cases}-case run; linear = 1.0): "
+        f"time {large_t / small_t:.2f}, memory {large_m / small_m:.2f}"
+    )
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1k and 10k cases only")
+    parser.add_argument("--sizes", help="comma-separated case counts (overrides --quick)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per size; the best is kept")
+    parser.add_argument("--keep", type=Path, help="generate under this directory (kept)")
+    parser.add_argument("--child", nargs=3, metavar=("MODE", "ROOT", "REPORT"), help="internal")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.child:
+        mode, root, report = args.child
+        child(mode, Path(root), Path(report))
+        return 0
+    sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
+    if args.sizes:
+        sizes = [int(s) for s in args.sizes.split(",")]
+    base = args.keep or Path(tempfile.mkdtemp(prefix="replaygate-bench-"))
+    try:
+        baseline = bench_size(base, BASELINE_CASES, args.repeat)
+        rows = [bench_size(base, n, args.repeat) for n in sizes]
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    version_s, python_s = startup()
+    print(
+        f"start-up: replaygate --version {version_s * 1000:.0f} ms (python -c pass: "
+        f"{python_s * 1000:.0f} ms), best of 10"
+    )
+    print_table(rows, baseline)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

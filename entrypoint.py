@@ -1,0 +1,88 @@
+"""The Docker action's entrypoint: INPUT_* variables become `replaygate` arguments, nothing more."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from types import FrameType
+from typing import TYPE_CHECKING, TextIO, cast
+
+if TYPE_CHECKING:
+    from replaygate.github.env import ActionInputs
+    from replaygate.github.workflow import WorkflowLog
+
+DEFAULT_AUTHOR = "github-actions[bot]"  # as in action.yml and replaygate.github.env
+_received: list[int] = []
+
+
+class Cancelled(KeyboardInterrupt):
+    """The job was cancelled: the run stops where it is, report files stay whole."""
+
+
+def _cancel(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
+    if len(_received) == 1:  # a second signal must not interrupt the cleanup of the first
+        raise Cancelled(signal.Signals(signum).name)
+
+
+def install_signal_handlers() -> None:
+    """As PID 1 of the container, Python would ignore SIGTERM without a handler of its own."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _cancel)
+
+
+def arguments(inputs: ActionInputs) -> list[str]:
+    """The command line that does what the inputs ask: `run` on packs, or `merge` of results."""
+    if inputs.merge:
+        argv = ["merge", *inputs.merge]
+    else:
+        argv = ["run", *inputs.packs]
+        argv += ["--root", inputs.root] if inputs.root else []
+        argv += ["--shard", inputs.shard] if inputs.shard else []
+    argv += ["--junit", inputs.junit_path, "--json", inputs.json_path]
+    argv += ["--fail-on", inputs.fail_on, "--github"]
+    argv += ["--baseline", inputs.baseline] if inputs.baseline else []
+    if inputs.comment_author != DEFAULT_AUTHOR:
+        argv += ["--comment-author", inputs.comment_author]
+    flags = {
+        "--no-annotations": not inputs.annotations,
+        "--no-step-summary": not inputs.summary,
+        "--check-run": inputs.check_run,
+        "--pr-comment": inputs.pr_comment,
+    }
+    return argv + [flag for flag, wanted in flags.items() if wanted]
+
+
+def main() -> int:
+    install_signal_handlers()
+    from replaygate.github.workflow import GuardedStream, WorkflowLog
+
+    log = WorkflowLog(sys.stdout)
+    # Everything printed from here on is shown but cannot act as a workflow command;
+    # the GitHub layer writes its own commands through the same log.
+    sys.stdout = sys.stderr = cast(TextIO, GuardedStream(log))
+    try:
+        code = _run(log)
+    except Cancelled:
+        code = 130
+    finally:
+        log.close()
+    return 128 + _received[0] if _received else code
+
+
+def _run(log: WorkflowLog) -> int:
+    from replaygate.cli import main as cli_main
+    from replaygate.github.env import InputError, read_inputs
+    from replaygate.github.workflow import error
+
+    try:
+        inputs = read_inputs(os.environ)
+    except InputError as problem:
+        log.command(error(str(problem), title="replaygate"))
+        return problem.exit_code
+    return cli_main(arguments(inputs))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""Compiled assertions (path + operators) and their evaluation against a document."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from replaygate.errors import PackError
+from replaygate.jsonpath import CompiledPath, PathTooBroad, compile_path
+from replaygate.operators import MODIFIERS, OPERATORS, CheckError, Operator, short, suggestion
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One operator of an assertion, with its prepared expected value."""
+
+    operator: str
+    expected: Any  # as written in the contract (reported to users)
+    prepared: Any  # what the operator function uses (a compiled regex, a type set, ...)
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    locator: str  # "assertions.output_invariants[0]"; a check appends ":<operator>"
+    path: CompiledPath
+    checks: tuple[Check, ...]
+    optional: bool
+    line: int  # the line of the assertion's "path:" key
+
+
+MismatchKind = Literal["path_not_found", "value", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """Why one check of an assertion did not hold.
+
+    kind "path_not_found": the path matched nothing where a value was needed;
+    "value": a value was found and failed the operator;
+    "error": the check could not be decided (a regex ran past its time bound).
+    """
+
+    kind: MismatchKind
+    operator: str
+    message: str
+    expected: Any
+    actual: Any
+    line: int
+
+
+def compile_assertion(
+    raw: Mapping[str, Any], *, locator: str, file: str, line: int, key_lines: Mapping[str, int]
+) -> Assertion:
+    """Validate one assertion mapping and compile its path and operators.
+
+    Raises PackError at the line of the offending key (``line`` when it has none).
+    """
+    for key in raw:
+        if key not in OPERATORS and key not in MODIFIERS:
+            hint = suggestion(key, [*OPERATORS, *MODIFIERS])
+            raise PackError(file, key_lines.get(key, line), f"unknown operator {key!r}{hint}")
+    path_line = key_lines.get("path", line)
+    path = _compile_path(raw, file, line, path_line)
+    optional = raw.get("optional", False)
+    if not isinstance(optional, bool):
+        message = f"optional must be true or false, got {short(optional)}"
+        raise PackError(file, key_lines.get("optional", line), message)
+    checks = tuple(
+        _compile_check(key, value, file, key_lines.get(key, line))
+        for key, value in raw.items()
+        if key not in MODIFIERS
+    )
+    _check_combination(checks, optional, file, line)
+    return Assertion(locator, path, checks, optional, path_line)
+
+
+def _compile_path(raw: Mapping[str, Any], file: str, line: int, path_line: int) -> CompiledPath:
+    if "path" not in raw:
+        raise PackError(file, line, "assertion has no 'path'")
+    text = raw["path"]
+    if not isinstance(text, str):
+        raise PackError(file, path_line, f"path must be a string, got {short(text)}")
+    try:
+        return compile_path(text)
+    except ValueError as exc:
+        raise PackError(file, path_line, str(exc)) from None
+
+
+def _compile_check(name: str, value: Any, file: str, line: int) -> Check:
+    try:
+        prepared = OPERATORS[name].prepare(value)
+    except ValueError as exc:
+        raise PackError(file, line, str(exc)) from None
+    return Check(name, value, prepared, line)
+
+
+def _check_combination(checks: tuple[Check, ...], optional: bool, file: str, line: int) -> None:
+    """Refuse assertions that no value could pass, or that say nothing."""
+    if not checks:
+        raise PackError(file, line, f"assertion has no operator; use {', '.join(OPERATORS)}")
+    exists = next((check for check in checks if check.operator == "exists"), None)
+    if exists is not None and optional:
+        raise PackError(file, exists.line, "optional: true and exists cannot be combined")
+    if exists is not None and exists.prepared is False and len(checks) > 1:
+        message = "exists: false cannot be combined with other operators"
+        raise PackError(file, exists.line, message)
+
+
+def evaluate_assertion(
+    assertion: Assertion, document: Any, env: Mapping[str, str]
+) -> list[Mismatch]:
+    """The mismatches of one assertion against ``document`` (empty when it holds).
+
+    A path that matches nothing fails each operator with a "path_not_found" mismatch of
+    its own (exists: true included), except with ``optional: true``, which skips them;
+    exists: false passes. An operator that must hold for every match of a collection path
+    reports the first match that fails. A path that matches more than MAX_MATCHES values,
+    a regex past its time bound and an unset environment variable are "error" mismatches.
+    """
+    try:
+        matches = assertion.path.find(document)
+    except PathTooBroad as exc:
+        return [_mismatch(check, "error", str(exc), None) for check in assertion.checks]
+    found: list[Mismatch] = []
+    for check in assertion.checks:
+        op = OPERATORS[check.operator]
+        if matches or op.presence or not assertion.optional:
+            mismatch = _evaluate_check(check, op, assertion.path.is_collection, matches, env)
+            found.extend([mismatch] if mismatch else [])
+    return found
+
+
+def _evaluate_check(
+    check: Check, op: Operator, is_collection: bool, matches: list[Any], env: Mapping[str, str]
+) -> Mismatch | None:
+    if op.presence or (op.collection and is_collection):
+        mismatch = _run(check, op, matches, "value" if matches else "path_not_found", env)
+        if mismatch and not is_collection:  # report the value, not a list of one
+            return replace(mismatch, actual=matches[0] if matches else None)
+        return mismatch
+    if not matches:
+        return _mismatch(check, "path_not_found", "path not found", None)
+    for index, value in enumerate(matches):
+        mismatch = _run(check, op, value, "value", env)
+        if mismatch and is_collection:
+            suffix = f" (match {index + 1} of {len(matches)})"
+            return _mismatch(check, mismatch.kind, mismatch.message + suffix, value)
+        if mismatch:
+            return mismatch
+    return None
+
+
+def _run(
+    check: Check, op: Operator, actual: Any, kind: MismatchKind, env: Mapping[str, str]
+) -> Mismatch | None:
+    try:
+        message = op.check(actual, check.prepared, env)
+    except CheckError as exc:
+        return _mismatch(check, "error", str(exc), actual)
+    return None if message is None else _mismatch(check, kind, message, actual)
+
+
+def _mismatch(check: Check, kind: MismatchKind, message: str, actual: Any) -> Mismatch:
+    return Mismatch(kind, check.operator, message, check.expected, actual, check.line)

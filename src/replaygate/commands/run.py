@@ -1,0 +1,57 @@
+"""`replaygate run`: evaluate packs in recorded mode and report."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from replaygate.reporting import add_report_options, apply_baseline, emit, exit_code
+
+PROVIDERS = ("recorded",)
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser("run", help="check every golden case of the packs")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        default=["packs"],
+        metavar="PATH",
+        help="pack directories, or folders searched for pack.yaml (default: packs)",
+    )
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        help="repository root that pack paths resolve against "
+        "(default: the nearest folder holding .git, else the current one)",
+    )
+    parser.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        default="recorded",
+        help="where responses come from (only 'recorded' for now)",
+    )
+    parser.add_argument("--shard", metavar="K/N", help="run only shard K of N (for a job matrix)")
+    add_report_options(parser)
+
+
+def main(args: argparse.Namespace) -> int:
+    from replaygate.engine import case_keys, load_packs, run_packs
+    from replaygate.shard import parse_shard
+
+    shard = parse_shard(args.shard) if args.shard else None
+    root = Path(args.root).resolve() if args.root else None
+    loaded = load_packs(args.paths, cwd=Path.cwd(), root=root, now=datetime.now(UTC))
+    select = None
+    if shard is not None:
+        chosen = shard.select(case_keys(loaded.packs))
+        select = chosen.__contains__
+    result = run_packs(loaded, dict(os.environ), select)
+    if shard is not None:
+        result.meta["shard"] = {"index": shard.index, "count": shard.count}
+    result = apply_baseline(result, args.baseline)
+    emit(result, args)
+    return exit_code(result, args.fail_on)

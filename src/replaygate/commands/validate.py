@@ -1,0 +1,41 @@
+"""`replaygate validate`: load packs, contracts and fixtures without evaluating any case."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from replaygate.errors import EXIT_CONFIG, EXIT_OK
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser("validate", help="check that packs and contracts load")
+    parser.add_argument("paths", nargs="*", default=["packs"], metavar="PATH")
+    parser.add_argument("--root", metavar="DIR", help="repository root (see `run --help`)")
+
+
+def main(args: argparse.Namespace) -> int:
+    from replaygate.engine import load_packs
+    from replaygate.fixtures import load_case_input
+    from replaygate.report.escape import terminal_safe
+
+    root = Path(args.root).resolve() if args.root else None
+    loaded = load_packs(args.paths, cwd=Path.cwd(), root=root, now=datetime.now(UTC))
+    problems = [str(problem) for problem in loaded.problems]
+    for pack in loaded.packs:
+        for contract in pack.contracts:
+            for case in contract.golden_cases:
+                found = load_case_input(pack, contract, case)
+                if isinstance(found, str):
+                    problems.append(found)
+    for problem in problems:
+        print(terminal_safe(problem), file=sys.stderr)
+    contracts = sum(len(p.contracts) for p in loaded.packs)
+    cases = sum(len(c.golden_cases) for p in loaded.packs for c in p.contracts)
+    print(
+        f"{len(loaded.packs)} packs, {contracts} contracts, {cases} cases, {len(problems)} problems"
+    )
+    return EXIT_CONFIG if problems else EXIT_OK

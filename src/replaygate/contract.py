@@ -1,0 +1,190 @@
+"""Contracts compiled for evaluation: expected calls, assertions, golden cases, with lines."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from replaygate.assertions import Assertion, compile_assertion
+from replaygate.errors import PackError
+from replaygate.model import ContractModel
+
+MULTI_TOOL = "multi_tool_call"
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedCall:
+    name: str
+    invariants: tuple[Assertion, ...]
+    locator: str  # "expected_tool_calls[1]", "expect_tools[0]" or "tool"
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class GoldenCase:
+    id: str
+    input_ref: str
+    expect_ok: bool
+    expected_error: str | None
+    provider_modes: tuple[str, ...] | None
+    line: int
+    expect_ok_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    path: str  # within the pack, forward slashes
+    file: str  # relative to the repository root
+    tool: str
+    expected_calls: tuple[ExpectedCall, ...]
+    expected_names: frozenset[str]
+    allowed_misses: int  # expected calls that may go unmatched (pass_threshold)
+    strict_order: bool
+    strict_match: bool
+    output_invariants: tuple[Assertion, ...]
+    input_invariants: tuple[Assertion, ...]
+    golden_cases: tuple[GoldenCase, ...]
+    allowed_errors: frozenset[str]
+    lines: Mapping[str, int]  # line of top-level keys, for contract-level failures
+
+
+def _lines(raw: Any) -> Mapping[Any, int]:
+    return getattr(raw, "key_lines", {})
+
+
+def _line(raw: Any, default: int) -> int:
+    return int(getattr(raw, "line", default) or default)
+
+
+def _item_line(seq: Any, index: int, default: int) -> int:
+    lines = getattr(seq, "item_lines", None)
+    return lines[index] if lines and index < len(lines) else default
+
+
+def _compile_list(
+    raw_items: Any, prefix: str, file: str, default_line: int
+) -> tuple[Assertion, ...]:
+    compiled = []
+    for index, item in enumerate(raw_items or ()):
+        line = _item_line(raw_items, index, default_line)
+        if not isinstance(item, Mapping):
+            raise PackError(file, line, f"{prefix}[{index}]: expected a mapping with 'path'")
+        compiled.append(
+            compile_assertion(
+                item,
+                locator=f"{prefix}[{index}]",
+                file=file,
+                line=_line(item, line),
+                key_lines=_lines(item),
+            )
+        )
+    return tuple(compiled)
+
+
+def _expected_calls(model: ContractModel, raw: Mapping[str, Any], file: str) -> list[ExpectedCall]:
+    """expected_tool_calls in order, then expect_tools not already covered, else the single tool."""
+    calls: list[ExpectedCall] = []
+    raw_calls = raw.get("expected_tool_calls") or []
+    for index, call in enumerate(model.expected_tool_calls or ()):
+        raw_call = raw_calls[index]
+        line = _line(raw_call, _item_line(raw_calls, index, 1))
+        invariants = _compile_list(
+            raw_call.get("argument_invariants"),
+            f"expected_tool_calls[{index}].argument_invariants",
+            file,
+            line,
+        )
+        calls.append(ExpectedCall(call.name, invariants, f"expected_tool_calls[{index}]", line))
+    uncovered = [call.name for call in calls]
+    raw_tools = raw.get("expect_tools") or []
+    for index, name in enumerate(model.expect_tools or ()):
+        if name in uncovered:
+            uncovered.remove(name)
+            continue
+        line = _item_line(raw_tools, index, _lines(raw).get("expect_tools", 1))
+        calls.append(ExpectedCall(name, (), f"expect_tools[{index}]", line))
+    if not calls and model.tool != MULTI_TOOL:
+        calls.append(ExpectedCall(model.tool, (), "tool", _lines(raw).get("tool", 1)))
+    return calls
+
+
+def _allowed_misses(model: ContractModel) -> int:
+    if not model.expect_tools:
+        return 0
+    count = len(model.expect_tools)
+    # 1e-9 absorbs float noise: 0.66 * 3 must ask for 2 calls, not 1.98 -> 2 anyway, 2/3*3 -> 2.
+    return count - math.ceil(model.pass_threshold * count - 1e-9)
+
+
+def _golden_cases(
+    model: ContractModel, raw: Mapping[str, Any], file: str
+) -> tuple[GoldenCase, ...]:
+    raw_cases = raw.get("golden_cases") or []
+    cases: list[GoldenCase] = []
+    seen: dict[str, int] = {}
+    for index, case in enumerate(model.golden_cases):
+        raw_case = raw_cases[index]
+        line = _line(raw_case, _item_line(raw_cases, index, 1))
+        if case.id in seen:
+            raise PackError(
+                file, line, f"duplicate golden case id '{case.id}' (first at line {seen[case.id]})"
+            )
+        seen[case.id] = line
+        if case.expect_ok and case.expected_error:
+            raise PackError(
+                file,
+                _lines(raw_case).get("expected_error", line),
+                f"golden case '{case.id}': expected_error is set but expect_ok is true",
+            )
+        modes = tuple(case.provider_modes) if case.provider_modes is not None else None
+        cases.append(
+            GoldenCase(
+                case.id,
+                case.input_ref,
+                case.expect_ok,
+                case.expected_error,
+                modes,
+                line,
+                _lines(raw_case).get("expect_ok", line),
+            )
+        )
+    return tuple(cases)
+
+
+def compile_contract(
+    model: ContractModel, raw: Mapping[str, Any], *, path: str, file: str
+) -> Contract:
+    """Build the evaluable contract; raises PackError for the first problem, located by line."""
+    if model.tool == MULTI_TOOL and not (model.expect_tools or model.expected_tool_calls):
+        raise PackError(
+            file,
+            _lines(raw).get("tool", 1),
+            "tool: multi_tool_call needs expect_tools or expected_tool_calls",
+        )
+    calls = _expected_calls(model, raw, file)
+    raw_assertions = raw.get("assertions") or {}
+    first_line = _line(raw, 1)
+    return Contract(
+        path=path,
+        file=file,
+        tool=model.tool,
+        expected_calls=tuple(calls),
+        expected_names=frozenset(call.name for call in calls) | {model.tool},
+        allowed_misses=_allowed_misses(model),
+        strict_order=model.tool_order == "strict",
+        strict_match=model.tool_call_match_mode == "strict",
+        output_invariants=_compile_list(
+            raw_assertions.get("output_invariants"),
+            "assertions.output_invariants",
+            file,
+            first_line,
+        ),
+        input_invariants=_compile_list(
+            raw_assertions.get("input_invariants"), "assertions.input_invariants", file, first_line
+        ),
+        golden_cases=_golden_cases(model, raw, file),
+        allowed_errors=frozenset(model.allowed_errors),
+        lines=dict(_lines(raw)),
+    )

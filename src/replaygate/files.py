@@ -1,0 +1,188 @@
+"""Safe reading of repository files: every path a pack names is untrusted (a fork PR sets it)."""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path, PurePath
+
+from replaygate.errors import PackError
+
+# Limits on what a pack can make replaygate read. Hand-written YAML (pack.yaml, contracts) is
+# far below 2 MiB; JSON fixtures and recordings carry whole prompts and tool schemas, so they
+# get more room. Deeper nesting than MAX_DEPTH containers is refused in both formats: no real
+# contract or fixture comes close, and it keeps every recursive consumer (JSONPath, JSON
+# Schema, reporters) far from Python's recursion limit.
+MAX_YAML_BYTES = 2 * 1024 * 1024
+MAX_JSON_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 64
+
+_SYSTEM_DIRS = ("/proc", "/sys", "/dev")
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
+_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def resolve_inside(
+    base: Path,
+    relative: str,
+    *,
+    root: Path,
+    what: str,
+    file: str,
+    line: int | None,
+    within: str | None = None,
+) -> Path:
+    """``base / relative`` with symlinks resolved, refused unless it stays inside ``base`` and
+    ``root`` and out of ``.git``.
+
+    ``what`` names the reference in messages (``input_ref``); ``file`` and ``line`` locate it.
+    ``within`` names ``base`` (``the golden directory packs/p/golden``); by default
+    ``the directory packs/p/golden``, or ``the repository`` when ``base`` is the root.
+    """
+    within = within or _describe(base, root)
+
+    def refuse(problem: str) -> PackError:
+        return PackError(file, line, f"{what} {relative!r} {problem}")
+
+    if not relative or "\x00" in relative:
+        raise refuse("is not a usable path")
+    if os.path.isabs(relative):
+        raise refuse(f"is an absolute path; give it relative to {within}")
+    real_base = Path(os.path.realpath(base))
+    target = Path(os.path.realpath(base / relative))
+    if not target.is_relative_to(real_base):
+        lexical = Path(os.path.normpath(base / relative))
+        through = " through a symlink" if lexical.is_relative_to(os.path.normpath(base)) else ""
+        raise refuse(f"leaves {within}{through}")
+    real_root = Path(os.path.realpath(root))
+    if not target.is_relative_to(real_root):
+        raise refuse("leaves the repository")
+    if _is_git(PurePath(relative).parts) or _is_git(target.relative_to(real_root).parts):
+        raise refuse("points into a .git directory")
+    return target
+
+
+def _describe(base: Path, root: Path) -> str:
+    folder, top = Path(os.path.abspath(base)), Path(os.path.abspath(root))
+    if folder == top:
+        return "the repository"
+    shown = folder.relative_to(top).as_posix() if folder.is_relative_to(top) else str(folder)
+    return f"the directory {shown}"
+
+
+def _is_git(parts: tuple[str, ...]) -> bool:
+    # casefold: on a case-insensitive file system .GIT is the same directory
+    return any(part.casefold() == ".git" for part in parts)
+
+
+def read_text(path: Path, *, shown: str, max_bytes: int) -> str:
+    """The text of a regular file of at most ``max_bytes``, strict UTF-8, without a BOM."""
+    return _decode(_read_bytes(path, shown, max_bytes), shown)
+
+
+def _read_bytes(path: Path, shown: str, max_bytes: int) -> bytes:
+    real = os.path.realpath(path)
+    for system_dir in _SYSTEM_DIRS:
+        if real == system_dir or real.startswith(system_dir + "/"):
+            raise PackError(shown, None, f"refusing to read a file under {system_dir}")
+    try:
+        # stat before opening: opening a FIFO or a device can block or have side effects
+        before = os.stat(real)
+        _check_regular(before, shown, max_bytes)
+        fd = os.open(real, _OPEN_FLAGS)
+    except OSError as exc:
+        raise PackError(shown, None, _os_problem(exc)) from None
+    with os.fdopen(fd, "rb") as stream:
+        after = os.fstat(stream.fileno())
+        if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino):
+            raise PackError(shown, None, "file changed while it was being read")
+        data = stream.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise PackError(shown, None, f"file is too large (the limit is {_size(max_bytes)})")
+    return data
+
+
+def _check_regular(status: os.stat_result, shown: str, max_bytes: int) -> None:
+    if not stat.S_ISREG(status.st_mode):
+        kind = _KINDS.get(stat.S_IFMT(status.st_mode), "not a file")
+        raise PackError(shown, None, f"not a regular file ({kind})")
+    if status.st_size > max_bytes:
+        size, limit = _size(status.st_size), _size(max_bytes)
+        raise PackError(shown, None, f"file is too large ({size}; the limit is {limit})")
+
+
+def _os_problem(exc: OSError) -> str:
+    if exc.errno == errno.ENOENT:
+        return "file not found"
+    return f"cannot read the file ({exc.strerror})"
+
+
+def _size(count: int) -> str:
+    if count >= 1024 * 1024:
+        return f"{count / (1024 * 1024):.1f} MiB"
+    return f"{count} bytes"
+
+
+def _decode(data: bytes, shown: str) -> str:
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = exc.start
+        line_start = data.rfind(b"\n", 0, bad) + 1
+        line = data.count(b"\n", 0, bad) + 1
+        column = len(data[line_start:bad].decode("utf-8")) + 1  # everything before is valid
+        message = f"not valid UTF-8 (byte 0x{data[bad]:02x} at column {column})"
+        raise PackError(shown, line, message) from None
+
+
+def is_repository_root(path: Path) -> bool:
+    """Whether ``path`` holds ``.git`` (a directory, or a file in worktrees and submodules)."""
+    return (path / ".git").exists()
+
+
+def find_repository_root(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` that is a repository root, resolved."""
+    here = Path(os.path.realpath(start))
+    for candidate in (here, *here.parents):
+        if is_repository_root(candidate):
+            return candidate
+    return None
+
+
+def iter_pack_files(start: Path, name: str = "pack.yaml") -> Iterator[Path]:
+    """Every ``name`` below the folder ``start``, in sorted order.
+
+    Symlinked folders are never followed (no loops, no escape), ``.git`` is skipped, and
+    nothing below a folder that holds ``name`` is searched. A ``name`` that is not a
+    regular file is still yielded, so that reading it reports the problem.
+    """
+    pending = [start]
+    while pending:
+        folder = pending.pop()
+        marker = folder / name
+        if os.path.lexists(marker):
+            yield marker
+        else:
+            pending.extend(reversed(_subfolders(folder)))
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        with os.scandir(folder) as entries:
+            names = [
+                e.name for e in entries if e.name != ".git" and e.is_dir(follow_symlinks=False)
+            ]
+    except OSError:
+        return []  # a folder that cannot be listed holds no pack we could read anyway
+    return [folder / entry for entry in sorted(names)]

@@ -1,0 +1,203 @@
+"""The action's environment: INPUT_* inputs, the event, $GITHUB_OUTPUT and the step summary."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from replaygate.errors import ReplayGateError
+
+DEFAULT_AUTHOR = "github-actions[bot]"
+PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
+_TRUE, _FALSE = ("true", "True", "TRUE"), ("false", "False", "FALSE")
+_SEPARATORS = re.compile(r"[\s,]+")
+_SHARD = re.compile(r"[1-9][0-9]*/[1-9][0-9]*")
+
+
+class InputError(ReplayGateError):
+    """An action input the run cannot use; the message names the input."""
+
+
+class FailOn(StrEnum):
+    FAILURE = "failure"  # a failed (not known) or errored case fails the job
+    NEVER = "never"  # report only
+
+
+@dataclass(frozen=True, slots=True)
+class ActionInputs:
+    packs: tuple[str, ...]
+    junit_path: str
+    json_path: str
+    summary: bool
+    annotations: bool
+    check_run: bool
+    pr_comment: bool
+    baseline: str
+    fail_on: FailOn
+    shard: str
+    github_token: str
+    comment_author: str
+    root: str
+    merge: tuple[str, ...]  # results files to merge instead of running packs
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """What the run is about: the commit to report on and, for a pull request, its number."""
+
+    name: str
+    head_sha: str
+    pr_number: int | None = None
+    fork: bool = False
+
+
+def input_variable(name: str) -> str:
+    """The variable the runner sets for input ``name`` (spaces become underscores)."""
+    return "INPUT_" + name.replace(" ", "_").upper()
+
+
+def get_input(environ: Mapping[str, str], name: str, default: str = "") -> str:
+    """An input, trimmed as @actions/core getInput trims it; ``default`` when empty or unset."""
+    return environ.get(input_variable(name), "").strip() or default
+
+
+def get_bool(environ: Mapping[str, str], name: str, default: bool) -> bool:
+    """A boolean input read as getBooleanInput reads it (YAML 1.2 core schema)."""
+    value = get_input(environ, name)
+    if not value:
+        return default
+    if value in _TRUE or value in _FALSE:
+        return value in _TRUE
+    raise InputError(f"input '{name}': expected true or false, got {value[:80]!r}")
+
+
+def get_fail_on(environ: Mapping[str, str]) -> FailOn:
+    value = get_input(environ, "fail_on", FailOn.FAILURE)
+    try:
+        return FailOn(value)
+    except ValueError:
+        valid = ", ".join(FailOn)
+        raise InputError(f"input 'fail_on': expected one of {valid}, got {value[:80]!r}") from None
+
+
+def get_shard(environ: Mapping[str, str]) -> str:
+    value = get_input(environ, "shard")
+    index, _, count = value.partition("/")
+    if value and not (_SHARD.fullmatch(value) and int(index) <= int(count)):
+        raise InputError(f"input 'shard': expected K/N with 1 <= K <= N, got {value[:80]!r}")
+    return value
+
+
+def split_list(value: str) -> list[str]:
+    """Items separated by newlines, commas or spaces (a YAML block list or one line)."""
+    return [item for item in _SEPARATORS.split(value) if item]
+
+
+def expand(patterns: Iterable[str], workspace: str) -> tuple[str, ...]:
+    """Globs expanded relative to ``workspace``, in order, without repeats.
+
+    A pattern that matches nothing is kept as written, so that the run reports it.
+    """
+    found: dict[str, None] = {}
+    for pattern in patterns:
+        matches = sorted(glob.glob(pattern, root_dir=workspace, recursive=True))
+        found.update(dict.fromkeys(matches or [pattern]))
+    return tuple(found)
+
+
+def workspace(environ: Mapping[str, str]) -> str:
+    return environ.get("GITHUB_WORKSPACE") or os.curdir
+
+
+def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
+    """Every input of action.yml, validated; raises InputError naming the first bad one."""
+    root = workspace(environ)
+    return ActionInputs(
+        packs=expand(split_list(get_input(environ, "packs", "packs")), root),
+        junit_path=get_input(environ, "junit_path", "replaygate-junit.xml"),
+        json_path=get_input(environ, "json_path", "replaygate-results.json"),
+        summary=get_bool(environ, "summary", True),
+        annotations=get_bool(environ, "annotations", True),
+        check_run=get_bool(environ, "check_run", False),
+        pr_comment=get_bool(environ, "pr_comment", False),
+        baseline=get_input(environ, "baseline"),
+        fail_on=get_fail_on(environ),
+        shard=get_shard(environ),
+        github_token=get_input(environ, "github_token"),
+        comment_author=get_input(environ, "comment_author", DEFAULT_AUTHOR),
+        root=get_input(environ, "root"),
+        merge=expand(split_list(get_input(environ, "merge")), root),
+    )
+
+
+def write_outputs(path: str, outputs: Mapping[str, str]) -> None:
+    """Append step outputs to $GITHUB_OUTPUT as ``name<<delimiter`` heredocs."""
+    with open(path, "a", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
+        for name, value in outputs.items():
+            handle.write(_heredoc(name, value))
+
+
+def _heredoc(name: str, value: str) -> str:
+    if not name or any(bad in name for bad in ("<<", "=", "\n", "\r")):
+        raise ValueError(f"not an output name: {name!r}")
+    delimiter = f"ghadelimiter_{uuid.uuid4()}"
+    while delimiter in value:  # a value cannot guess a fresh uuid4; be sure all the same
+        delimiter = f"ghadelimiter_{uuid.uuid4()}"
+    return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
+
+
+def append_step_summary(path: str, markdown: str) -> None:
+    with open(path, "a", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
+        handle.write(markdown)
+
+
+def read_event(environ: Mapping[str, str]) -> Event:
+    """The event the workflow runs for; an unreadable event file leaves only GITHUB_SHA."""
+    name = environ.get("GITHUB_EVENT_NAME", "")
+    payload = _load_event(environ.get("GITHUB_EVENT_PATH", ""))
+    sha = environ.get("GITHUB_SHA", "")
+    if name in PR_EVENTS:
+        return _pull_request_event(name, payload, sha)
+    if name == "merge_group":
+        return Event(name, _text(payload, "merge_group", "head_sha") or sha)
+    return Event(name, sha)
+
+
+def _pull_request_event(name: str, payload: Any, sha: str) -> Event:
+    number = _dig(payload, "pull_request", "number")
+    head = _text(payload, "pull_request", "head", "repo", "full_name")
+    base = _text(payload, "pull_request", "base", "repo", "full_name")
+    return Event(
+        name,
+        _text(payload, "pull_request", "head", "sha") or sha,
+        number if isinstance(number, int) and not isinstance(number, bool) else None,
+        fork=head != base or not head,  # a deleted fork has no head repository
+    )
+
+
+def _load_event(path: str) -> Any:
+    if not path:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return {}
+
+
+def _dig(payload: Any, *keys: str) -> Any:
+    for key in keys:
+        payload = payload.get(key) if isinstance(payload, dict) else None
+    return payload
+
+
+def _text(payload: Any, *keys: str) -> str:
+    value = _dig(payload, *keys)
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,262 @@
+"""Send a run's results to GitHub: annotations, log, step summary, outputs, check run, comment."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from replaygate.github import annotations as notes
+from replaygate.github import env, workflow
+from replaygate.github.comment_body import delta, failing_fingerprints, render_comment
+from replaygate.report.grammar import is_blocking, totals_phrase
+from replaygate.result import RunResult
+
+if TYPE_CHECKING:
+    from replaygate.github.api import GitHubApi
+    from replaygate.github.checks import CheckAnnotation
+
+SUMMARY_LIMIT = 1024 * 1024  # bytes GitHub accepts of one step's summary; over it, none shows
+CHECK_SUMMARY_BYTES = 60_000  # of the check run's 65,535-byte summary
+FILES_NOTE = "the JUnit and JSON result files"
+DEFAULT_API_URL = "https://api.github.com"
+
+
+@dataclass(frozen=True, slots=True)
+class PublishOptions:
+    annotations: bool = True  # workflow-command annotations (the 10 most important)
+    step_summary: bool = True  # markdown report appended to $GITHUB_STEP_SUMMARY
+    check_run: bool = False  # a check run with every failure annotated (needs checks: write)
+    pr_comment: bool = False  # one comment per pull request (needs pull-requests: write)
+    junit_path: str = ""  # reported as outputs
+    json_path: str = ""
+    baseline: frozenset[str] | None = None  # the comment's reference when given
+    fail_on: env.FailOn = env.FailOn.FAILURE
+    root: str = ""  # repository root the result paths are relative to; "" is the workspace
+    comment_author: str = env.DEFAULT_AUTHOR
+    check_name: str = "replaygate"
+
+
+def publish_options(args: argparse.Namespace) -> PublishOptions:
+    """Options from the arguments of `run` or `merge` (see reporting.add_report_options)."""
+    from replaygate.baseline import load_baseline
+
+    return PublishOptions(
+        annotations=args.annotations,
+        step_summary=args.step_summary,
+        check_run=args.check_run,
+        pr_comment=args.pr_comment,
+        junit_path=args.junit or "",
+        json_path=args.json or "",
+        baseline=load_baseline(Path(args.baseline)) if args.baseline else None,
+        fail_on=env.FailOn(args.fail_on),
+        root=getattr(args, "root", None) or "",  # `merge` has no --root
+        comment_author=getattr(args, "comment_author", None) or env.DEFAULT_AUTHOR,
+    )
+
+
+def publish(
+    result: RunResult, options: PublishOptions, environ: Mapping[str, str], stdout: TextIO
+) -> list[str]:
+    """Publish ``result``; return the warnings (also printed as ``::warning::``).
+
+    Nothing here changes the exit code: an API that refuses or fails is a warning.
+    """
+    log = workflow.log_for(stdout)
+    root = options.root or env.workspace(environ)
+    found = notes.collect(result, root, env.workspace(environ))
+    log.text(_render_text(result))
+    omitted = _annotate(found, options, log)
+    log.text(_omitted_note(omitted, options))
+    warnings = _step_summary(result, options, environ, omitted)
+    _write_outputs(result, options, environ)
+    warnings += _api_features(result, options, environ, found, log)
+    for message in warnings:
+        log.command(workflow.warning(message, title="replaygate"))
+    log.close()  # commands act again: a script may issue its own after this one
+    return warnings
+
+
+def conclusion(result: RunResult, fail_on: env.FailOn) -> str:
+    """The check's conclusion: success, failure, or neutral when failures do not fail the job."""
+    if not (result.problems or any(is_blocking(case) for case in result.cases)):
+        return "success"
+    return "failure" if fail_on is env.FailOn.FAILURE else "neutral"
+
+
+def outputs(result: RunResult, options: PublishOptions) -> dict[str, str]:
+    totals = result.totals
+    counts = {
+        "total": totals.total,
+        "passed": totals.passed,
+        "failed": totals.failed,
+        "errors": totals.errors,
+        "skipped": totals.skipped,
+        "known": totals.known,
+    }
+    return {name: str(count) for name, count in counts.items()} | {
+        "fingerprints": json.dumps(failing_fingerprints(result)),
+        "junit_path": options.junit_path,
+        "json_path": options.json_path,
+        "conclusion": conclusion(result, options.fail_on),
+    }
+
+
+def _annotate(
+    found: list[notes.Annotation], options: PublishOptions, log: workflow.WorkflowLog
+) -> int:
+    """Print the annotations that GitHub will show; return how many failures are left out."""
+    if not options.annotations:
+        return 0
+    selection = notes.select(found)
+    for note in selection.shown:
+        command = workflow.error if note.level is notes.Level.FAILURE else workflow.notice
+        log.command(command(note.message, file=note.file, line=note.line, title=note.title))
+    return selection.omitted
+
+
+def _render_text(result: RunResult) -> str:
+    from replaygate.report.text import render_text
+
+    return render_text(result)
+
+
+def files_note(options: PublishOptions) -> str:
+    """Where the whole report is: the files this run wrote, by name."""
+    names = [name for name in (options.junit_path, options.json_path) if name]
+    return " and ".join(names) if names else FILES_NOTE
+
+
+def _omitted_note(omitted: int, options: PublishOptions) -> str:
+    if not omitted:
+        return ""
+    return f"{omitted} more failures are not annotated; see {files_note(options)}.\n"
+
+
+def _step_summary(
+    result: RunResult, options: PublishOptions, environ: Mapping[str, str], omitted: int
+) -> list[str]:
+    path = environ.get("GITHUB_STEP_SUMMARY", "")
+    if not (options.step_summary and path):
+        return []
+    from replaygate.report.markdown import render_markdown
+
+    from replaygate.report.escape import markdown_text
+
+    note = f"\n{markdown_text(_omitted_note(omitted, options).strip())}\n" if omitted else ""
+    room = SUMMARY_LIMIT - _size(path) - len(note.encode("utf-8"))
+    if room < 1024:
+        return ["the step summary is full: the report is not added to it"]
+    markdown = render_markdown(result, max_bytes=room, files_note=files_note(options))
+    env.append_step_summary(path, markdown + note)
+    return []
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _write_outputs(result: RunResult, options: PublishOptions, environ: Mapping[str, str]) -> None:
+    path = environ.get("GITHUB_OUTPUT", "")
+    if path:
+        env.write_outputs(path, outputs(result, options))
+
+
+def _api_features(
+    result: RunResult,
+    options: PublishOptions,
+    environ: Mapping[str, str],
+    found: list[notes.Annotation],
+    log: workflow.WorkflowLog,
+) -> list[str]:
+    """The check run and the PR comment; each failure becomes a warning and nothing more."""
+    features: list[tuple[str, Callable[[], None]]] = []
+    event = env.read_event(environ)
+    if options.check_run:
+        features.append(("check run", lambda: _check_run(result, options, environ, event, found)))
+    if options.pr_comment and event.pr_number is None:
+        log.text(f"replaygate: no pull request in a {event.name or 'local'} run: no comment\n")
+    elif options.pr_comment:
+        features.append(("PR comment", lambda: _comment(result, options, environ, event)))
+    return [warning for name, send in features if (warning := _attempt(name, send, event))]
+
+
+def _attempt(name: str, send: Callable[[], None], event: env.Event) -> str | None:
+    from replaygate.github.api import GitHubApiError
+
+    try:
+        send()
+    except GitHubApiError as error:
+        hint = ""
+        if error.permission_denied:
+            hint = (
+                " (a pull request from a fork gets a read-only token)"
+                if event.fork
+                else (" (check the workflow's permissions: checks: write, pull-requests: write)")
+            )
+        return f"{name} not published: {error}{hint}"
+    return None
+
+
+def _api(environ: Mapping[str, str]) -> GitHubApi:
+    from replaygate.github.api import GitHubApi
+
+    token = environ.get("INPUT_GITHUB_TOKEN") or environ.get("GITHUB_TOKEN", "")
+    url = environ.get("GITHUB_API_URL") or DEFAULT_API_URL
+    return GitHubApi(url, token, environ.get("GITHUB_REPOSITORY", ""))
+
+
+def _check_run(
+    result: RunResult,
+    options: PublishOptions,
+    environ: Mapping[str, str],
+    event: env.Event,
+    found: list[notes.Annotation],
+) -> None:
+    from replaygate.github.checks import create_check_run
+    from replaygate.report.markdown import render_markdown
+
+    create_check_run(
+        _api(environ),
+        name=options.check_name,
+        head_sha=event.head_sha,
+        conclusion=conclusion(result, options.fail_on),
+        title=totals_phrase(result),
+        summary=render_markdown(
+            result, max_bytes=CHECK_SUMMARY_BYTES, files_note=files_note(options)
+        ),
+        text=None,
+        annotations=[_check_annotation(note) for note in found],
+    )
+
+
+def _check_annotation(note: notes.Annotation) -> CheckAnnotation:
+    from replaygate.github.checks import AnnotationLevel, CheckAnnotation
+
+    line = note.line or 1
+    level = AnnotationLevel(note.level.value)
+    return CheckAnnotation(note.file, line, line, level, note.message, note.title)
+
+
+def _comment(
+    result: RunResult, options: PublishOptions, environ: Mapping[str, str], event: env.Event
+) -> None:
+    """Compare with the baseline when there is one, else with our previous comment."""
+    from replaygate.github import comment
+
+    api, number, author = _api(environ), event.pr_number or 0, options.comment_author
+    reference: frozenset[str] | set[str] = options.baseline or frozenset()
+    against = "against the baseline"
+    if options.baseline is None:
+        previous = comment.find_comment(api, number, marker=comment.MARKER, author=author)
+        reference = comment.previous_fingerprints(previous.body) if previous else set()
+        against = "since the last run" if previous else "first run"
+    body = render_comment(result, delta(result, reference), against)
+    comment.upsert_comment(api, number, body, marker=comment.MARKER, author=author)

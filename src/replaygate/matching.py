@@ -1,0 +1,65 @@
+"""Pair expected tool calls with actual ones: maximum matching, or an in-order subsequence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+Fits = Callable[[int, int], bool]  # (expected index, actual index) -> may they be paired?
+
+
+def match_any_order(expected: int, actual: int, fits: Fits) -> dict[int, int]:
+    """A maximum bipartite matching (Kuhn's augmenting paths): expected index -> actual index.
+
+    Two calls to the same tool with different arguments match in either order,
+    which a greedy first-fit pairing would miss.
+    """
+    edges = [[j for j in range(actual) if fits(i, j)] for i in range(expected)]
+    owner: dict[int, int] = {}  # actual -> expected
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in edges[i]:
+            if j in seen:
+                continue
+            seen.add(j)
+            if j not in owner or augment(owner[j], seen):
+                owner[j] = i
+                return True
+        return False
+
+    for i in range(expected):
+        augment(i, set())
+    return {i: j for j, i in owner.items()}
+
+
+def match_in_order(expected: int, actual: int, fits: Fits) -> dict[int, int]:
+    """The longest in-order pairing (expected order kept, actual calls may sit in between)."""
+    # best[i][j]: most pairs using expected[i:] and actual[j:]
+    best = [[0] * (actual + 1) for _ in range(expected + 1)]
+    for i in range(expected - 1, -1, -1):
+        for j in range(actual - 1, -1, -1):
+            skip = max(best[i + 1][j], best[i][j + 1])
+            take = best[i + 1][j + 1] + 1 if fits(i, j) else 0
+            best[i][j] = max(skip, take)
+    pairs: dict[int, int] = {}
+    i = j = 0
+    while i < expected and j < actual:
+        if fits(i, j) and best[i][j] == best[i + 1][j + 1] + 1:
+            pairs[i] = j
+            i, j = i + 1, j + 1
+        elif best[i + 1][j] >= best[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def match_calls(
+    names: Sequence[str], actual: Sequence[str], holds: Fits, *, strict_order: bool
+) -> dict[int, int]:
+    """Pair expected calls (by name) with actual calls whose name is equal and invariants hold."""
+
+    def fits(i: int, j: int) -> bool:
+        return names[i] == actual[j] and holds(i, j)
+
+    matcher = match_in_order if strict_order else match_any_order
+    return matcher(len(names), len(actual), fits)

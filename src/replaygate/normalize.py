@@ -1,0 +1,150 @@
+"""Provider-neutral request and response shapes (flat tools and tool calls)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+class EmbeddedJson(dict[str, Any]):
+    """A JSON object parsed from a JSON string (tool-call arguments).
+
+    JSONPath traversal descends into it as an object, while a path that ends on
+    it sees the original string (``raw``): arguments are a JSON string in results.
+    """
+
+    __slots__ = ("raw",)
+
+    def __init__(self, parsed: dict[str, Any], raw: str) -> None:
+        super().__init__(parsed)
+        self.raw = raw
+
+
+class EmbeddedJsonList(list[Any]):
+    """A JSON array parsed from a JSON string; see EmbeddedJson."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, parsed: list[Any], raw: str) -> None:
+        super().__init__(parsed)
+        self.raw = raw
+
+
+def unwrap(value: Any) -> Any:
+    """The value a path that ends on ``value`` reports (the raw JSON text for arguments)."""
+    if isinstance(value, EmbeddedJson | EmbeddedJsonList):
+        return value.raw
+    return value
+
+
+class FixtureShapeError(ValueError):
+    """The request or response does not have the shape a fixture needs."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    name: str
+    arguments: Any  # EmbeddedJson when the arguments are a JSON object, else the raw value
+    malformed: str | None  # why the arguments are not a JSON object, or None
+
+
+def _flat(item: Any, where: str) -> Mapping[str, Any]:
+    """A tool or tool call as {name, ...}: flat, OpenAI-wrapped or Anthropic tool_use."""
+    if not isinstance(item, Mapping):
+        raise FixtureShapeError(f"{where}: expected an object, got {type(item).__name__}")
+    inner = item.get("function")
+    if isinstance(inner, Mapping):
+        merged = {k: v for k, v in item.items() if k not in ("function", "type")}
+        return {**merged, **inner}
+    if item.get("type") == "tool_use" and "input" in item:
+        rest = {k: v for k, v in item.items() if k not in ("input", "type")}
+        return {**rest, "arguments": item["input"]}
+    return item
+
+
+def _arguments(raw: Any) -> tuple[Any, str | None]:
+    if isinstance(raw, Mapping):
+        parsed = dict(raw)
+        return EmbeddedJson(
+            parsed, json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
+        ), None
+    if not isinstance(raw, str):
+        return raw, f"arguments must be a JSON object or a JSON string, got {type(raw).__name__}"
+    try:
+        parsed = json.loads(raw or "{}", parse_constant=_refuse_constant)
+    except (ValueError, RecursionError) as exc:
+        return raw, f"arguments are not valid JSON: {str(exc)[:120]}"
+    if not isinstance(parsed, dict):
+        return raw, f"arguments must be a JSON object, got {type(parsed).__name__}"
+    return EmbeddedJson(parsed, raw), None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def tool_call(item: Any, index: int) -> ToolCall:
+    flat = _flat(item, f"response.tool_calls[{index}]")
+    name = flat.get("name")
+    if not isinstance(name, str) or not name:
+        raise FixtureShapeError(f"response.tool_calls[{index}]: missing tool name")
+    arguments, malformed = _arguments(flat.get("arguments", {}))
+    return ToolCall(name, arguments, malformed)
+
+
+def normalize_response(response: Any) -> tuple[dict[str, Any], tuple[ToolCall, ...]]:
+    """The document output_invariants see, and the parsed tool calls."""
+    if not isinstance(response, Mapping):
+        raise FixtureShapeError(f"response: expected an object, got {type(response).__name__}")
+    raw_calls = response.get("tool_calls")
+    raw_calls = [] if raw_calls is None else raw_calls
+    if not isinstance(raw_calls, list):
+        raise FixtureShapeError("response.tool_calls: expected a list")
+    calls = tuple(tool_call(item, index) for index, item in enumerate(raw_calls))
+    error = response.get("error")
+    success = response.get("success", error is None)
+    if not isinstance(success, bool):
+        raise FixtureShapeError("response.success: expected true or false")
+    document = dict(response)
+    document.update(
+        success=success,
+        tool_calls=[
+            {**_call_extras(raw), "name": c.name, "arguments": c.arguments}
+            for raw, c in zip(raw_calls, calls, strict=True)
+        ],
+        content=response.get("content"),
+        error=error,
+    )
+    return document, calls
+
+
+def _call_extras(raw: Any) -> dict[str, Any]:
+    flat = _flat(raw, "tool call")
+    return {k: v for k, v in flat.items() if k not in ("name", "arguments")}
+
+
+def normalize_request(request: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The document input_invariants see, and the JSON Schema ``parameters`` by tool name."""
+    if request is None:
+        return {}, {}
+    if not isinstance(request, Mapping):
+        raise FixtureShapeError(f"request: expected an object, got {type(request).__name__}")
+    raw_tools = request.get("tools")
+    raw_tools = [] if raw_tools is None else raw_tools
+    if not isinstance(raw_tools, list):
+        raise FixtureShapeError("request.tools: expected a list")
+    tools = [dict(_flat(tool, f"request.tools[{i}]")) for i, tool in enumerate(raw_tools)]
+    for tool in tools:  # Anthropic names the schema input_schema
+        if "parameters" not in tool and "input_schema" in tool:
+            tool["parameters"] = tool.pop("input_schema")
+    schemas = {
+        t["name"]: t["parameters"]
+        for t in tools
+        if isinstance(t.get("name"), str) and isinstance(t.get("parameters"), Mapping)
+    }
+    document = dict(request)
+    if "tools" in request:
+        document["tools"] = tools
+    return document, schemas

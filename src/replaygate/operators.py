@@ -1,0 +1,341 @@
+"""The assertion operators: one registry of small pure functions that explain a miss."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import itertools
+import math
+import re
+import reprlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from re import _parser as sre_parse  # type: ignore[attr-defined]  # no public regex parser
+from typing import Any
+
+import regex
+
+REGEX_TIMEOUT_S = 0.25  # per search; a longer one is an "error" mismatch
+MAX_REGEX_UNITS = 10_000  # `regex` expands counted repeats at compile time (a{10**9}: 260 GB)
+MAX_REPR = 200
+
+Env = Mapping[str, str]
+
+
+class CheckError(Exception):
+    """A check that could not be decided (a regex ran too long, an unset variable)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Operator:
+    """One operator: ``prepare`` validates the contract value, ``check`` explains a miss.
+
+    ``check(actual, prepared, env)`` returns None when the value passes, else a message;
+    it raises CheckError when it cannot decide. On a collection path, an operator with
+    ``collection`` sees the list of matches, the others must hold for every match.
+    A ``presence`` operator (exists) sees the list of matches on any path, even an empty one.
+    """
+
+    name: str
+    collection: bool
+    prepare: Callable[[Any], Any]
+    check: Callable[[Any, Any, Env], str | None]
+    presence: bool = False
+
+
+# --- values ---------------------------------------------------------------------------
+
+
+class _Repr(reprlib.Repr):
+    def repr_dict(self, x: dict[Any, Any], level: int) -> str:  # keys in document order
+        if not x or level <= 0:
+            return "{...}" if x else "{}"
+        pairs = itertools.islice(x.items(), self.maxdict)
+        items = [f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}" for k, v in pairs]
+        return "{" + ", ".join(items + ["..."] * (len(x) > self.maxdict)) + "}"
+
+    repr_EmbeddedJson = repr_dict  # tool-call arguments nested in a reported value
+    repr_EmbeddedJsonList = reprlib.Repr.repr_list
+
+
+_REPR = _Repr()
+_REPR.maxstring = _REPR.maxother = MAX_REPR
+_REPR.maxlist = _REPR.maxdict = 20
+_REPR.maxlevel = 6
+
+
+def short(value: Any) -> str:
+    """repr() cut to about MAX_REPR characters, so a 1 MB string does not flood a report."""
+    text = _REPR.repr(value)
+    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+
+def suggestion(word: object, choices: Iterable[str]) -> str:
+    """' (did you mean 'x'?)' for the closest choice, or ''."""
+    close = difflib.get_close_matches(str(word), list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def strict_equal(left: Any, right: Any) -> bool:
+    """JSON equality: True is not 1, 1 equals 1.0, arrays and objects compared deeply."""
+    pairs = [(left, right)]
+    while pairs:
+        a, b = pairs.pop()
+        if isinstance(a, bool) or isinstance(b, bool):
+            if a is not b:
+                return False
+        elif isinstance(a, list) and isinstance(b, list):
+            if len(a) != len(b):
+                return False
+            pairs.extend(zip(a, b, strict=True))
+        elif isinstance(a, dict) and isinstance(b, dict):
+            if a.keys() != b.keys():
+                return False
+            pairs.extend((value, b[key]) for key, value in a.items())
+        elif isinstance(a, list | dict) or isinstance(b, list | dict) or a != b:
+            return False
+    return True
+
+
+def _non_json(value: Any) -> str | None:
+    """repr of the first part of ``value`` that is not JSON data (a YAML date, NaN), or None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            bad_keys = [key for key in item if not isinstance(key, str)]
+            if bad_keys:
+                return f"key {short(bad_keys[0])}"
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif not _json_scalar(item):
+            return short(item)
+    return None
+
+
+def _json_scalar(item: Any) -> bool:
+    if isinstance(item, float):
+        return math.isfinite(item)
+    return item is None or isinstance(item, str | int)
+
+
+# --- prepare: validate a contract value (ValueError with a one-line message) -------------
+
+
+def _data(name: str) -> Callable[[Any], Any]:
+    def prepare(value: Any) -> Any:
+        bad = _non_json(value)
+        if bad is not None:
+            raise ValueError(f"{name} must be JSON data, got {bad}: quote it")
+        return value
+
+    return prepare
+
+
+def _require(name: str, what: str, ok: Callable[[Any], bool]) -> Callable[[Any], Any]:
+    def prepare(value: Any) -> Any:
+        if not ok(value):
+            raise ValueError(f"{name} must be {what}, got {short(value)}")
+        return value
+
+    return prepare
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_limit(value: Any) -> bool:
+    return is_number(value) and math.isfinite(value)
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_env_name(value: Any) -> bool:
+    return isinstance(value, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value) is not None
+
+
+def _type_name(value: Any) -> Any:
+    if not isinstance(value, str) or value not in _TYPES:
+        names = ", ".join(_TYPES)
+        hint = suggestion(value, _TYPES)
+        raise ValueError(f"type must be one of {names}, got {short(value)}{hint}")
+    return value
+
+
+def _options(value: Any) -> Any:
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"one_of must be a non-empty list, got {short(value)}")
+    return _data("one_of")(value)
+
+
+def _pattern(value: Any) -> Any:
+    if not isinstance(value, str):
+        raise ValueError(f"regex must be a string, got {short(value)}")
+    try:
+        units = _regex_units(sre_parse.parse(value))
+        compiled = _compile_regex(value) if units <= MAX_REGEX_UNITS else None
+    except (re.error, regex.error, OverflowError, RecursionError, ValueError) as exc:
+        reason = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in str(exc))
+        raise ValueError(f"invalid regex {short(value)}: {reason}") from None
+    if compiled is None:
+        limit = f"{units} elements once repeats are expanded, limit {MAX_REGEX_UNITS}"
+        raise ValueError(f"regex {short(value)} is too large: {limit}")
+    return compiled
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_regex(pattern: str) -> regex.Pattern[str]:
+    return regex.compile(pattern)
+
+
+_REPEATS = {sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT, sre_parse.POSSESSIVE_REPEAT}
+
+
+def _regex_units(items: Any) -> int:
+    """About how many nodes the regex module builds: counted repeats are copied."""
+    total = 0
+    for op, arg in items:
+        if op in _REPEATS:
+            total += max(arg[0], 1) * _regex_units(arg[2])
+        else:
+            total += 1 + sum(_regex_units(sub) for sub in _subpatterns(arg))
+    return total
+
+
+def _subpatterns(arg: Any) -> Iterable[Any]:
+    if isinstance(arg, sre_parse.SubPattern):
+        yield arg
+    elif isinstance(arg, tuple | list):
+        for item in arg:
+            yield from _subpatterns(item)
+
+
+# --- check: (actual, prepared, env) -> None or a message, actual value first -------------
+
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "number": is_number,
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),  # 1.0 is not
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+    "null": lambda v: v is None,
+}
+
+
+def _equals(actual: Any, expected: Any, env: Env) -> str | None:
+    if strict_equal(actual, expected):
+        return None
+    return f"{short(actual)} is not equal to {short(expected)}"
+
+
+def _exists(matches: list[Any], wanted: bool, env: Env) -> str | None:
+    if wanted and not matches:
+        return "path not found"
+    if wanted or not matches:
+        return None
+    if len(matches) == 1:
+        return f"{short(matches[0])} is present, expected no value"
+    return f"{len(matches)} values are present, expected none"
+
+
+def _type(actual: Any, name: str, env: Env) -> str | None:
+    return None if _TYPES[name](actual) else f"{short(actual)} is not of type {name!r}"
+
+
+def _contains(actual: Any, needle: Any, env: Env) -> str | None:
+    if isinstance(actual, str):
+        found = isinstance(needle, str) and needle in actual
+    elif isinstance(actual, list):
+        found = any(strict_equal(item, needle) for item in actual)
+    elif isinstance(actual, dict):
+        found = isinstance(needle, dict) and all(
+            key in actual and strict_equal(actual[key], value) for key, value in needle.items()
+        )
+    else:
+        return f"{short(actual)} is not a string, array or object"
+    return None if found else f"{short(actual)} does not contain {short(needle)}"
+
+
+def _equals_env(actual: Any, name: str, env: Env) -> str | None:
+    if name not in env:
+        raise CheckError(f"environment variable {name} is not set")
+    if isinstance(actual, str) and actual == env[name]:
+        return None
+    return f"{short(actual)} is not equal to environment variable {name}"  # never its value
+
+
+def _one_of(actual: Any, options: list[Any], env: Env) -> str | None:
+    if any(strict_equal(actual, option) for option in options):
+        return None
+    return f"{short(actual)} is not one of {short(options)}"
+
+
+def _regex(actual: Any, pattern: regex.Pattern[str], env: Env) -> str | None:
+    if not isinstance(actual, str):
+        return f"{short(actual)} is not a string"
+    try:
+        found = pattern.search(actual, timeout=REGEX_TIMEOUT_S)
+    except TimeoutError:
+        size = f"{len(actual)}-character string"
+        raise CheckError(f"regex {short(pattern.pattern)} timed out on a {size}") from None
+    return None if found else f"{short(actual)} does not match {short(pattern.pattern)}"
+
+
+def _gte(actual: Any, limit: float, env: Env) -> str | None:
+    if not is_number(actual):
+        return f"{short(actual)} is not a number"
+    return None if actual >= limit else f"{short(actual)} is less than {limit!r}"
+
+
+def _lte(actual: Any, limit: float, env: Env) -> str | None:
+    if not is_number(actual):
+        return f"{short(actual)} is not a number"
+    return None if actual <= limit else f"{short(actual)} is greater than {limit!r}"
+
+
+def _length_gte(actual: Any, limit: int, env: Env) -> str | None:
+    if not isinstance(actual, str | list | dict):
+        return f"{short(actual)} has no length"
+    size = len(actual)
+    return None if size >= limit else f"{short(actual)} has length {size}, less than {limit}"
+
+
+def _length_lte(actual: Any, limit: int, env: Env) -> str | None:
+    if not isinstance(actual, str | list | dict):
+        return f"{short(actual)} has no length"
+    size = len(actual)
+    return None if size <= limit else f"{short(actual)} has length {size}, more than {limit}"
+
+
+_ENV = "the name of an environment variable"
+_COUNT = "a non-negative integer"
+
+OPERATORS: dict[str, Operator] = {
+    op.name: op
+    for op in (
+        Operator("equals", False, _data("equals"), _equals),
+        Operator("exists", True, _require("exists", "true or false", _is_bool), _exists, True),
+        Operator("type", False, _type_name, _type),
+        Operator("contains", True, _data("contains"), _contains),
+        Operator("equals_env", False, _require("equals_env", _ENV, _is_env_name), _equals_env),
+        Operator("one_of", False, _options, _one_of),
+        Operator("regex", False, _pattern, _regex),
+        Operator("gte", False, _require("gte", "a number", _is_limit), _gte),
+        Operator("lte", False, _require("lte", "a number", _is_limit), _lte),
+        Operator("length_gte", True, _require("length_gte", _COUNT, _is_count), _length_gte),
+        Operator("length_lte", True, _require("length_lte", _COUNT, _is_count), _length_lte),
+    )
+}
+
+# Keys of an assertion that are not operators: `optional: true` skips the operators
+# when the path is absent (a present value must still satisfy them).
+MODIFIERS = frozenset({"path", "optional"})

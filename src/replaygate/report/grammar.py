@@ -1,0 +1,110 @@
+"""The one message grammar and the phrases every renderer shares, before any escaping."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from replaygate.result import CaseResult, Failure, RunResult, Status
+
+NO_REASON = "no reason given"
+_DEFAULT_MESSAGE = {
+    Status.FAILED: "the case failed",
+    Status.ERROR: "the case could not be evaluated",
+}
+
+
+def where(file: str, line: int | None) -> str:
+    """``file:line``, or ``file`` when no line applies."""
+    return f"{file}:{line}" if line else file
+
+
+def message_line(
+    file: str,
+    line: int | None,
+    message: str,
+    *,
+    path: str | None = None,
+    classification: str | None = None,
+    fingerprint: str | None = None,
+) -> str:
+    """``file:line: $.path: message [classification] (fingerprint)``; absent parts left out."""
+    parts = [where(file, line), path, message] if path else [where(file, line), message]
+    text = ": ".join(parts)
+    if classification:
+        text += f" [{classification}]"
+    if fingerprint:
+        text += f" ({fingerprint})"
+    return text
+
+
+def failure_line(failure: Failure) -> str:
+    """One failure in the house grammar (the fingerprint belongs to the case)."""
+    return message_line(
+        failure.file,
+        failure.line,
+        failure.message,
+        path=failure.path,
+        classification=failure.classification,
+    )
+
+
+def case_line(case: CaseResult, *, classification: bool = True, fingerprint: bool = True) -> str:
+    """A failed or errored case as one line: its primary failure, or its reason."""
+    primary = case.failures[0] if case.failures else None
+    kind = case.classification or (primary.classification if primary else None)
+    return message_line(
+        primary.file if primary else case.file,
+        primary.line if primary else case.line,
+        case_message(case),
+        path=primary.path if primary else None,
+        classification=kind if classification else None,
+        fingerprint=case.fingerprint if fingerprint else None,
+    )
+
+
+def case_message(case: CaseResult) -> str:
+    """The primary failure's message, else the case's reason, else a default by status."""
+    if case.failures:
+        return case.failures[0].message
+    return case.reason or _DEFAULT_MESSAGE.get(case.status, case.status.value)
+
+
+def value_text(value: Any) -> str:
+    """An expected or actual value for humans: JSON where possible, ``repr`` otherwise."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def totals_phrase(result: RunResult) -> str:
+    """``12 passed, 1 failed, 0 errors, 2 skipped, 1 known in 0.04s``."""
+    totals = result.totals
+    text = f"{totals.passed} passed, {totals.failed} failed, {totals.errors} errors"
+    text += f", {totals.skipped} skipped"
+    if totals.known:
+        text += f", {totals.known} known"
+    if result.problems:
+        count = len(result.problems)
+        text += f", {count} problem{'' if count == 1 else 's'}"
+    return f"{text} in {result.duration_s:.2f}s"
+
+
+def skip_reasons(result: RunResult) -> list[tuple[str, int]]:
+    """Reasons for skipping with their counts, most frequent first (ties: first seen)."""
+    counts = Counter(
+        case.reason or NO_REASON for case in result.cases if case.status is Status.SKIPPED
+    )
+    return counts.most_common()
+
+
+def is_blocking(case: CaseResult) -> bool:
+    """A case that fails the run: an error, or a failure the baseline does not accept."""
+    return case.status is Status.ERROR or (case.status is Status.FAILED and not case.known)
+
+
+def run_fails(result: RunResult) -> bool:
+    """Whether the run fails the check: a blocking case or a problem."""
+    return bool(result.problems) or any(is_blocking(case) for case in result.cases)

@@ -1,0 +1,54 @@
+"""The short human summary printed to the terminal."""
+
+from __future__ import annotations
+
+from replaygate.report.escape import terminal_safe, truncate
+from replaygate.report.grammar import (
+    case_line,
+    message_line,
+    run_fails,
+    skip_reasons,
+    totals_phrase,
+)
+from replaygate.result import CaseResult, Problem, RunResult, Status
+
+_LINE_LIMIT = 2000  # characters of one case line before escaping
+_RED, _YELLOW, _GREEN, _RESET = "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[0m"
+
+
+def render_text(result: RunResult, *, color: bool = False) -> str:
+    """Problems, failed and errored cases, skip reasons, then the totals line."""
+    lines = [_paint(_problem(problem), _RED, color) for problem in result.problems]
+    lines += [_case(case, color) for case in result.cases if _shown(case)]
+    lines += [
+        _paint(f"{count} skipped: {_safe(reason)}", _YELLOW, color)
+        for reason, count in skip_reasons(result)
+    ]
+    lines.append(_paint(totals_phrase(result), _totals_colour(result), color))
+    return "\n".join(lines) + "\n"
+
+
+def _shown(case: CaseResult) -> bool:
+    return case.status in (Status.FAILED, Status.ERROR)
+
+
+def _problem(problem: Problem) -> str:
+    return _safe(message_line(problem.file, problem.line, problem.message))
+
+
+def _case(case: CaseResult, color: bool) -> str:
+    known = ", known" if case.known else ""
+    text = f"{_safe(case_line(case))} (case {_safe(case.case_id)}{known})"
+    return _paint(text, _YELLOW if case.known else _RED, color)
+
+
+def _totals_colour(result: RunResult) -> str:
+    return _RED if run_fails(result) else _GREEN
+
+
+def _safe(text: str) -> str:
+    return terminal_safe(truncate(text, _LINE_LIMIT))
+
+
+def _paint(text: str, colour: str, color: bool) -> str:
+    return f"{colour}{text}{_RESET}" if color else text

@@ -1,0 +1,87 @@
+"""Options shared by `run` and `merge`: which reports to write, and the exit code of a result."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from replaygate.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
+from replaygate.reportfiles import write_atomic
+from replaygate.result import RunResult, Status
+
+SUMMARY_NOTE = "the JUnit and JSON result files"
+
+
+def add_report_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("reports")
+    group.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    group.add_argument("--json", metavar="FILE", help="write the JSON results (docs/results.md)")
+    group.add_argument("--summary", metavar="FILE", help="write a markdown summary")
+    group.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="accepted fingerprints: their failures are reported as known",
+    )
+    group.add_argument(
+        "--fail-on",
+        choices=("failure", "never"),
+        default="failure",
+        help="exit 1 on a failed or errored case (default), or never",
+    )
+    gh = parser.add_argument_group("GitHub (used by the action)")
+    gh.add_argument(
+        "--github",
+        action="store_true",
+        help="annotate, write the step summary and outputs, from GITHUB_* variables",
+    )
+    gh.add_argument("--no-annotations", dest="annotations", action="store_false")
+    gh.add_argument("--no-step-summary", dest="step_summary", action="store_false")
+    gh.add_argument("--check-run", action="store_true", help="also create a check run")
+    gh.add_argument("--pr-comment", action="store_true", help="also keep one PR comment up to date")
+
+
+def exit_code(result: RunResult, fail_on: str) -> int:
+    if result.problems:
+        return EXIT_CONFIG
+    if fail_on == "never":
+        return EXIT_OK
+    failing = any(
+        case.status is Status.ERROR or (case.status is Status.FAILED and not case.known)
+        for case in result.cases
+    )
+    return EXIT_FAILED if failing else EXIT_OK
+
+
+def apply_baseline(result: RunResult, path: str | None) -> RunResult:
+    if not path:
+        return result
+    from replaygate import baseline
+
+    return baseline.apply_baseline(result, baseline.load_baseline(Path(path)))
+
+
+def emit(result: RunResult, args: argparse.Namespace, stdout: TextIO | None = None) -> None:
+    """Write the requested report files, print the terminal report, publish to GitHub."""
+    from replaygate.report.json import render_json
+    from replaygate.report.junit import render_junit
+    from replaygate.report.markdown import render_markdown
+    from replaygate.report.text import render_text
+
+    out = stdout or sys.stdout
+    if args.json:
+        write_atomic(Path(args.json), render_json(result))
+    if args.junit:
+        write_atomic(Path(args.junit), render_junit(result))
+    if args.summary:
+        write_atomic(Path(args.summary), render_markdown(result, files_note=SUMMARY_NOTE))
+    if args.github:
+        from replaygate.github.publish import publish, publish_options
+
+        for warning in publish(result, publish_options(args), os.environ, out):
+            print(f"replaygate: warning: {warning}", file=sys.stderr)
+    else:
+        out.write(render_text(result, color=out.isatty()))
+    out.flush()

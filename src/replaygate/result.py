@@ -1,0 +1,132 @@
+"""Evaluation results: frozen data that every reporter renders and nothing re-evaluates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Status(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"  # the case could not be evaluated
+    SKIPPED = "skipped"
+
+
+class Classification(StrEnum):
+    """Classifications replaygate assigns, in precedence order (first wins).
+
+    A recorded error code (``response.error.code``) is used verbatim as the
+    classification, so a case's classification is a plain ``str`` that is often,
+    but not always, one of these values.
+    """
+
+    UNEXPECTED_ERROR = "unexpected_error"
+    RECORDING_NOT_FOUND = "recording_not_found"
+    MALFORMED_ARGUMENTS = "malformed_arguments"
+    WRONG_TOOL = "wrong_tool"
+    TOOL_NOT_INVOKED = "tool_not_invoked"
+    SCHEMA_VIOLATION = "schema_violation"
+    PATH_NOT_FOUND = "path_not_found"
+    # A negative case (expect_ok: false) whose recording satisfied the contract.
+    UNEXPECTED_PASS = "unexpected_pass"
+
+
+PRECEDENCE: tuple[str, ...] = tuple(Classification)
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One failed check, located on the contract line that made it."""
+
+    classification: str
+    message: str
+    locator: str  # stable, value-free: "expected_tool_calls[1].argument_invariants[0]:one_of"
+    file: str  # contract file, relative to the repository root, forward slashes
+    line: int
+    path: str | None = None  # the JSONPath of the assertion, when there is one
+    operator: str | None = None
+    expected: Any = None
+    actual: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    pack: str  # pack_id
+    pack_dir: str  # pack directory relative to the repository root
+    contract: str  # contract path within the pack, forward slashes
+    contract_file: str  # contract path relative to the repository root
+    case_id: str
+    expect_ok: bool
+    expected_error: str | None
+    observed_ok: bool | None  # None when the case was not evaluated
+    status: Status
+    classification: str | None
+    fingerprint: str | None
+    failures: tuple[Failure, ...]
+    file: str  # contract file (repository-relative) ...
+    line: int  # ... and the line of the golden case
+    reason: str | None = None  # why skipped, or why errored
+    duration_s: float = 0.0
+    known: bool = False  # a failure whose fingerprint the baseline accepts: reported, not fatal
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASSED
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A file that could not be loaded: reported, and the rest still runs."""
+
+    file: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class PackSummary:
+    pack_id: str
+    name: str
+    directory: str  # relative to the repository root
+    contracts: int
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    total: int
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    known: int  # failed cases accepted by the baseline (counted in ``failed`` too)
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    cases: tuple[CaseResult, ...]
+    problems: tuple[Problem, ...] = ()
+    packs: tuple[PackSummary, ...] = ()
+    duration_s: float = 0.0
+    meta: dict[str, Any] = field(default_factory=dict)  # e.g. {"shard": {"index": 1, "count": 3}}
+
+    @property
+    def totals(self) -> Totals:
+        counts = {status: 0 for status in Status}
+        known = 0
+        for case in self.cases:
+            counts[case.status] += 1
+            known += case.known
+        return Totals(
+            total=len(self.cases),
+            passed=counts[Status.PASSED],
+            failed=counts[Status.FAILED],
+            errors=counts[Status.ERROR],
+            skipped=counts[Status.SKIPPED],
+            known=known,
+        )

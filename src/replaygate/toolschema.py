@@ -1,0 +1,58 @@
+"""Tool-call arguments checked against the JSON Schema ``parameters`` of the request's tools."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import exceptions as jsonschema_exceptions
+from jsonschema import validators
+
+MAX_ERRORS_PER_CALL = 10
+
+
+class InvalidToolSchema(ValueError):
+    """The fixture's tool schema is not a valid JSON Schema."""
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaViolation:
+    keyword: str  # the JSON Schema keyword that failed: required, enum, type, ...
+    path: str  # within the arguments, as $.a[0]
+    message: str
+
+
+@lru_cache(maxsize=512)
+def _validator(schema_text: str) -> Any:
+    schema = json.loads(schema_text)
+    cls = validators.validator_for(schema)
+    try:
+        cls.check_schema(schema)
+    except jsonschema_exceptions.SchemaError as exc:
+        raise InvalidToolSchema(f"invalid JSON Schema: {exc.message}") from None
+    return cls(schema)
+
+
+def _json_path(parts: Any) -> str:
+    text = "$"
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text
+
+
+def violations(
+    schema: Mapping[str, Any], arguments: Mapping[str, Any]
+) -> Iterator[SchemaViolation]:
+    """Schema violations of one call's arguments, deepest-first order as jsonschema reports them.
+
+    Validators are cached by the schema's canonical text: packs repeat the same
+    tool schemas across thousands of fixtures, and building a validator costs far
+    more than running one.
+    """
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(map(str, e.path)))
+    for error in errors[:MAX_ERRORS_PER_CALL]:
+        yield SchemaViolation(str(error.validator), _json_path(error.absolute_path), error.message)

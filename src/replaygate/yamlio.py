@@ -1,0 +1,412 @@
+"""YAML and JSON loading that keeps source lines and refuses what would surprise or harm us."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, NoReturn
+
+import yaml
+from yaml.events import (
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import ScalarNode
+from yaml.reader import ReaderError
+
+from replaygate.errors import PackError
+from replaygate.files import MAX_DEPTH, MAX_JSON_BYTES, MAX_YAML_BYTES, read_text
+
+try:
+    from yaml import CSafeLoader as _BaseLoader
+except ImportError:  # PyYAML built without libyaml: same events, about 9x slower
+    # a different class under the same name, which is the point of the fallback
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+
+_TAG = "tag:yaml.org,2002:"
+_SCALAR_TAGS = {_TAG + name for name in ("str", "int", "float", "bool", "null", "timestamp")}
+_SCALAR_TAGS.add(_TAG + "binary")
+_MAP_TAGS = {None, "!", _TAG + "map"}
+_SEQ_TAGS = {None, "!", _TAG + "seq"}
+_KINDS = {"int": "integer", "float": "number", "bool": "boolean", "timestamp": "date"}
+_NO_KEY = object()  # a mapping frame waiting for its next key
+
+
+class YamlMap(dict[Any, Any]):
+    """A YAML mapping with its line, the line of each key and the text of surprising values."""
+
+    __slots__ = ("key_lines", "line", "surprises")
+
+    def __init__(self, line: int) -> None:
+        super().__init__()
+        self.line = line
+        self.key_lines: dict[Any, int] = {}
+        self.surprises: dict[Any, str] = {}
+
+
+class YamlSeq(list[Any]):
+    """A YAML sequence with its line, the line of each item and the text of surprising items."""
+
+    __slots__ = ("item_lines", "line", "surprises")
+
+    def __init__(self, line: int) -> None:
+        super().__init__()
+        self.line = line
+        self.item_lines: list[int] = []
+        self.surprises: dict[int, str] = {}
+
+
+class _Loader(_BaseLoader):
+    """libyaml's parser and the YAML 1.1 resolver, building YamlMap/YamlSeq from events.
+
+    Building from events rather than from libyaml's node graph is what makes the limits
+    safe: composing the graph recurses in C and crashes the process on deep nesting, and an
+    alias is seen where it is written, before anything is expanded.
+    """
+
+    def __init__(self, text: str, shown: str) -> None:
+        super().__init__(text)
+        self.shown = shown
+
+    def document(self) -> Any:
+        self.get_event()  # StreamStartEvent
+        if self.check_event(StreamEndEvent):
+            raise PackError(self.shown, None, "file is empty")
+        self.get_event()  # DocumentStartEvent
+        value = self._value()
+        self.get_event()  # DocumentEndEvent
+        if self.check_event(DocumentStartEvent):
+            line = _line(self.peek_event())
+            message = "a second YAML document starts here; a file holds only one"
+            raise PackError(self.shown, line, message)
+        return value
+
+    def _value(self) -> Any:
+        stack: list[YamlMap | YamlSeq] = []
+        keys: list[Any] = []  # per open mapping: its pending key, or _NO_KEY
+        while True:
+            event = self.get_event()
+            kind = type(event)
+            line = _line(event)
+            surprise = None
+            if kind is ScalarEvent:
+                value, surprise = self._scalar(event, line)
+            elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                stack.append(self._open(event, line, stack, keys))
+                keys.append(_NO_KEY)
+                continue
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                keys.pop()
+                value = stack.pop()
+                line = value.line
+            else:
+                raise PackError(self.shown, line, "YAML aliases (*name) are not supported")
+            if not stack:
+                return value
+            parent = stack[-1]
+            if isinstance(parent, YamlSeq):
+                parent.item_lines.append(line)
+                if surprise is not None:
+                    parent.surprises[len(parent)] = surprise
+                parent.append(value)
+            elif keys[-1] is _NO_KEY:
+                keys[-1] = self._key(parent, value, line)
+            else:
+                parent[keys[-1]] = value
+                if surprise is not None:
+                    parent.surprises[keys[-1]] = surprise
+                keys[-1] = _NO_KEY
+
+    def _open(
+        self, event: Any, line: int, stack: list[YamlMap | YamlSeq], keys: list[Any]
+    ) -> YamlMap | YamlSeq:
+        is_map = type(event) is MappingStartEvent
+        if stack and type(stack[-1]) is YamlMap and keys[-1] is _NO_KEY:
+            message = "a mapping key must be a plain value, not a mapping or a list"
+            raise PackError(self.shown, line, message)
+        if event.tag not in (_MAP_TAGS if is_map else _SEQ_TAGS):
+            raise PackError(self.shown, line, f"YAML tag {_show_tag(event.tag)!r} is not supported")
+        if len(stack) >= MAX_DEPTH:
+            raise PackError(self.shown, line, f"nesting is deeper than {MAX_DEPTH} levels")
+        return YamlMap(line) if is_map else YamlSeq(line)
+
+    def _key(self, mapping: YamlMap, key: Any, line: int) -> Any:
+        if key in mapping.key_lines:
+            first = mapping.key_lines[key]
+            raise PackError(self.shown, line, f"duplicate key {key!r} (first at line {first})")
+        mapping.key_lines[key] = line
+        return key
+
+    def _scalar(self, event: Any, line: int) -> tuple[Any, str | None]:
+        text: str = event.value
+        tag = event.tag
+        plain = tag is None or tag == "!"
+        if plain:
+            if not event.implicit[0]:
+                return text, None  # quoted: always a string
+            # types-PyYAML leaves resolve() untyped
+            tag = self.resolve(ScalarNode, text, event.implicit)  # type: ignore[no-untyped-call]
+        if tag == _TAG + "str" or tag == _TAG + "value":  # '=' is the text "=" (as PyYAML)
+            return text, None
+        if tag == _TAG + "merge":
+            raise PackError(self.shown, line, "YAML merge keys (<<) are not supported")
+        if tag not in _SCALAR_TAGS:
+            raise PackError(self.shown, line, f"YAML tag {_show_tag(tag)!r} is not supported")
+        value = self._construct(tag, event, line)
+        return value, (text if plain and _surprising(text, value) else None)
+
+    def _construct(self, tag: str, event: Any, line: int) -> Any:
+        node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        try:
+            return self.yaml_constructors[tag](self, node)
+        except (ValueError, OverflowError, yaml.YAMLError) as exc:
+            kind = _KINDS.get(tag.removeprefix(_TAG), tag.removeprefix(_TAG))
+            reason = str(exc).split(";")[0].splitlines()[0]
+            message = f"{_clip(event.value)!r} is not a valid {kind} ({reason})"
+            raise PackError(self.shown, line, message) from None
+
+
+def _line(event: Any) -> int:
+    return int(event.start_mark.line) + 1
+
+
+def _show_tag(tag: str) -> str:
+    return "!!" + tag.removeprefix(_TAG) if tag.startswith(_TAG) else tag
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def _surprising(text: str, value: Any) -> bool:
+    """Whether YAML 1.1 reads the plain scalar ``text`` as something its author may not mean."""
+    if isinstance(value, bool):
+        return text.lower() not in ("true", "false")
+    if isinstance(value, int):
+        return text.removeprefix("+") != str(value)  # 012, 0x1f, 1_000, 1:30
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return False  # .inf and .nan are only ever written on purpose
+        written = text.lower().removeprefix("+").replace("-.", "-0.")
+        written = "0" + written if written.startswith(".") else written
+        return written != repr(value)  # 3.10 (3.1), 1.50, 1_000.5, 1:30.5
+    return isinstance(value, date)  # dates and date-times
+
+
+def describe_surprise(text: str, value: Any) -> str:
+    """The hint for a value that YAML read differently from how it was written."""
+    if isinstance(value, bool):
+        reading = str(value).lower()
+        return f"`{text}` is read as {reading} by YAML; quote it ('{text}') if you mean the text"
+    if isinstance(value, datetime):
+        reading = "a date and time"
+    elif isinstance(value, date):
+        reading = "a date"
+    elif isinstance(value, int | float):
+        reading = f"the number {value!r}"
+    else:
+        reading = repr(value)
+    return f"`{text}` is read as {reading}; quote it ('{text}') to keep it as text"
+
+
+def load_yaml(path: Path, *, shown: str) -> Any:
+    """The one YAML document in ``path``: YamlMap, YamlSeq or a scalar."""
+    return parse_yaml(read_text(path, shown=shown, max_bytes=MAX_YAML_BYTES), shown=shown)
+
+
+def parse_yaml(text: str, *, shown: str) -> Any:
+    """The one YAML document in ``text``; every problem is a PackError naming ``shown``."""
+    loader = _Loader(text, shown)
+    try:
+        return loader.document()
+    except yaml.YAMLError as exc:
+        raise _yaml_problem(exc, text, shown) from None
+    finally:
+        loader.dispose()
+
+
+def _yaml_problem(exc: yaml.YAMLError, text: str, shown: str) -> PackError:
+    if isinstance(exc, ReaderError):
+        return _reader_problem(exc, text, shown)
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return PackError(shown, None, _one_line(str(exc)))
+    mark = exc.problem_mark or exc.context_mark
+    line: int | None = mark.line + 1 if mark else None
+    message = exc.problem or exc.context or "invalid YAML"
+    if exc.problem and exc.context:
+        context = exc.context
+        if exc.context_mark and exc.context_mark.line + 1 != line:
+            context += f" at line {exc.context_mark.line + 1}"
+        message = f"{exc.problem} ({context})"
+    return PackError(shown, line, _one_line(message))
+
+
+def _reader_problem(exc: ReaderError, text: str, shown: str) -> PackError:
+    """A character YAML refuses; libyaml gives a byte offset, so find the character itself."""
+    code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+    line = text.count("\n", 0, max(text.find(chr(code)), 0)) + 1
+    return PackError(shown, line, f"{exc.reason} (U+{code:04X})")
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+class _JsonProblem(ValueError):
+    """NaN, Infinity or a duplicate key: located afterwards by _locate_json_problem."""
+
+
+def _refuse_constant(name: str) -> NoReturn:
+    raise _JsonProblem(name)
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _JsonProblem("duplicate key")
+    return result
+
+
+_JSON = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_unique_pairs)
+_JSON_TOKEN = re.compile(
+    r"""(?P<string>"[^"\\]*(?:\\.[^"\\]*)*")(?P<colon>\s*:)?
+    | (?P<open>[\[{]) | (?P<close>[\]}])
+    | (?P<constant>-?Infinity|NaN)
+    | (?P<number>-?[0-9]+(?P<fraction>[.eE][-+.eE0-9]*)?)""",
+    re.VERBOSE,
+)
+
+
+def load_json(path: Path, *, shown: str) -> Any:
+    """The JSON value in ``path`` as plain dicts and lists."""
+    return parse_json(read_text(path, shown=shown, max_bytes=MAX_JSON_BYTES), shown=shown)
+
+
+def parse_json(text: str, *, shown: str) -> Any:
+    """The JSON value in ``text``; NaN, Infinity, duplicate keys and deep nesting are refused."""
+    try:
+        value = _JSON.decode(text)
+    except json.JSONDecodeError as exc:
+        if not text.strip():
+            raise PackError(shown, None, "file is empty") from None
+        message = f"invalid JSON: {exc.msg} (column {exc.colno})"
+        raise PackError(shown, exc.lineno, message) from None
+    except (ValueError, RecursionError):  # our refusals, too deep for the C scanner, huge ints
+        raise _locate_json_problem(text, shown) from None
+    if _json_depth_exceeds(value):
+        raise _locate_json_problem(text, shown)
+    return value
+
+
+def _json_depth_exceeds(value: Any) -> bool:
+    level = [value] if type(value) is dict or type(value) is list else []
+    for _ in range(MAX_DEPTH):
+        below = []
+        for container in level:
+            for item in container.values() if type(container) is dict else container:
+                if type(item) is dict or type(item) is list:
+                    below.append(item)
+        if not below:
+            return False
+        level = below
+    return True
+
+
+def _locate_json_problem(text: str, shown: str) -> PackError:
+    """The first refused construct in ``text`` (which parses up to it), with its line."""
+    open_keys: list[set[str] | None] = []  # per open container: keys seen (objects only)
+    line, counted = 1, 0
+    for token in _JSON_TOKEN.finditer(text):
+        line, counted = line + text.count("\n", counted, token.start()), token.start()
+        problem = _json_token_problem(token, open_keys)
+        if problem:
+            return PackError(shown, line, problem)
+    return PackError(shown, None, "invalid JSON")
+
+
+def _json_token_problem(token: re.Match[str], open_keys: list[set[str] | None]) -> str | None:
+    if token["open"]:
+        open_keys.append(set() if token["open"] == "{" else None)
+        return f"nesting is deeper than {MAX_DEPTH} levels" if len(open_keys) > MAX_DEPTH else None
+    if token["close"]:
+        open_keys.pop()
+    elif token["colon"] and open_keys and (seen := open_keys[-1]) is not None:
+        key: str = json.loads(token["string"])
+        if key in seen:
+            return f"duplicate key {key!r}"
+        seen.add(key)
+    elif token["constant"]:
+        return f"{token['constant']} is not valid JSON; write a number, a string or null"
+    elif token["number"] and not token["fraction"] and _too_long(token["number"]):
+        return f"invalid JSON: a number has more than {sys.get_int_max_str_digits()} digits"
+    return None
+
+
+def _too_long(integer: str) -> bool:
+    limit = sys.get_int_max_str_digits()  # 0: no limit
+    return 0 < limit < len(integer.lstrip("-"))
+
+
+def line_of(data: Any, loc: Sequence[str | int]) -> int | None:
+    """The line of the deepest node ``loc`` reaches: a key's line, or an item's line.
+
+    Parts that match nothing are skipped: pydantic puts union member names into locations.
+    """
+    line = getattr(data, "line", None)
+    for container, part in _walk(data, loc):
+        if isinstance(container, YamlMap):
+            line = container.key_lines[part]
+        else:
+            line = container.item_lines[part]
+    return line
+
+
+def surprise_at(data: Any, loc: Sequence[str | int]) -> str | None:
+    """The original text of the scalar at ``loc`` when YAML read it surprisingly."""
+    steps = _walk(data, loc)
+    if not steps:
+        return None
+    container, part = steps[-1]
+    return container.surprises.get(part)
+
+
+def value_at(data: Any, loc: Sequence[str | int]) -> Any:
+    """The value of the deepest node ``loc`` reaches (``data`` itself when none)."""
+    steps = _walk(data, loc)
+    if not steps:
+        return data
+    container, part = steps[-1]
+    return container[part]
+
+
+def walk_maps(data: Any) -> Iterator[YamlMap]:
+    """Every YamlMap in ``data``, outermost first, in document order."""
+    pending = [data]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, YamlMap):
+            yield node
+            pending.extend(reversed(node.values()))
+        elif isinstance(node, YamlSeq):
+            pending.extend(reversed(node))
+
+
+def _walk(data: Any, loc: Sequence[str | int]) -> list[tuple[YamlMap | YamlSeq, Any]]:
+    steps: list[tuple[YamlMap | YamlSeq, Any]] = []
+    node = data
+    for part in loc:
+        in_map = type(node) is YamlMap and part in node.key_lines
+        if in_map or (type(node) is YamlSeq and type(part) is int and 0 <= part < len(node)):
+            steps.append((node, part))
+            node = node[part]
+    return steps

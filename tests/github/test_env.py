@@ -1,0 +1,153 @@
+"""Action inputs as the runner names them, outputs as it parses them, and the event file."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from runner_oracle import runner_outputs
+
+from replaygate.github import env
+from replaygate.github.env import FailOn, InputError, read_event, read_inputs
+
+
+def test_defaults_when_the_runner_sets_nothing(tmp_path: Path) -> None:
+    inputs = read_inputs({"GITHUB_WORKSPACE": str(tmp_path)})
+    assert inputs == env.ActionInputs(
+        packs=("packs",),
+        junit_path="replaygate-junit.xml",
+        json_path="replaygate-results.json",
+        summary=True,
+        annotations=True,
+        check_run=False,
+        pr_comment=False,
+        baseline="",
+        fail_on=FailOn.FAILURE,
+        shard="",
+        github_token="",
+        comment_author="github-actions[bot]",
+        root="",
+        merge=(),
+    )
+
+
+def test_input_names_follow_the_runner() -> None:
+    assert env.input_variable("junit_path") == "INPUT_JUNIT_PATH"
+    assert env.input_variable("my input") == "INPUT_MY_INPUT"
+    assert env.input_variable("fail-on") == "INPUT_FAIL-ON"  # hyphens survive: hence snake_case
+
+
+@pytest.mark.parametrize(("value", "expected"), [("true", True), ("True", True), ("TRUE", True),
+                                                 ("false", False), ("False", False),
+                                                 ("FALSE", False), (" true\n", True)])  # fmt: skip
+def test_booleans_are_yaml_core_schema(value: str, expected: bool) -> None:
+    assert env.get_bool({"INPUT_CHECK_RUN": value}, "check_run", not expected) is expected
+
+
+@pytest.mark.parametrize("value", ["yes", "1", "on", "tRUE", "no"])
+def test_other_booleans_are_a_one_line_error_naming_the_input(value: str) -> None:
+    with pytest.raises(InputError) as caught:
+        env.get_bool({"INPUT_PR_COMMENT": value}, "pr_comment", False)
+    assert str(caught.value) == f"input 'pr_comment': expected true or false, got {value!r}"
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        (
+            "INPUT_FAIL_ON",
+            "always",
+            "input 'fail_on': expected one of failure, never, got 'always'",
+        ),
+        ("INPUT_SHARD", "3/2", "input 'shard': expected K/N with 1 <= K <= N, got '3/2'"),
+        ("INPUT_SHARD", "0/2", "input 'shard': expected K/N with 1 <= K <= N, got '0/2'"),
+        ("INPUT_SUMMARY", "maybe", "input 'summary': expected true or false, got 'maybe'"),
+    ],
+)
+def test_bad_inputs_name_themselves(variable: str, value: str, message: str) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        read_inputs({variable: value})
+
+
+def test_packs_split_on_newlines_commas_spaces_and_globs_expand(tmp_path: Path) -> None:
+    for name in ("packs/a", "packs/b", "more/c"):
+        (tmp_path / name).mkdir(parents=True)
+    environ = {"GITHUB_WORKSPACE": str(tmp_path), "INPUT_PACKS": "packs/*\nmore/c, missing/*  x"}
+    inputs = read_inputs(environ | {"INPUT_SHARD": " 2/3 ", "INPUT_FAIL_ON": "never"})
+    assert inputs.packs == ("packs/a", "packs/b", "more/c", "missing/*", "x")
+    assert (inputs.shard, inputs.fail_on) == ("2/3", FailOn.NEVER)
+
+
+def test_outputs_are_heredocs_the_runner_reads_back(tmp_path: Path) -> None:
+    path = tmp_path / "output"
+    path.write_text("earlier<<EOF\nx\nEOF\n")
+    values = {"plain": "1", "multi": "a\nb\n\nc", "tricky": "EOF\nghadelimiter_x\n"}
+    env.write_outputs(str(path), values)
+    written = path.read_text()
+    assert runner_outputs(written) == {"earlier": "x", **values}
+    delimiters = re.findall(r"<<(ghadelimiter_[0-9a-f-]{36})\n", written)
+    assert len(set(delimiters)) == 3, "a fresh random delimiter for every value"
+
+
+def test_an_output_name_that_could_break_the_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError):
+        env.write_outputs(str(tmp_path / "o"), {"a<<b": "x"})
+
+
+def test_step_summary_appends(tmp_path: Path) -> None:
+    path = tmp_path / "summary.md"
+    env.append_step_summary(str(path), "one\n")
+    env.append_step_summary(str(path), "two \ud800\n")
+    assert path.read_text() == "one\ntwo \\ud800\n"
+
+
+def write_event(tmp_path: Path, payload: object) -> str:
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(payload))
+    return str(path)
+
+
+def pull_request(head: str | None, base: str = "octo/repo") -> dict[str, object]:
+    head_repo = {"full_name": head} if head else None
+    return {
+        "pull_request": {
+            "number": 7,
+            "head": {"sha": "h" * 40, "repo": head_repo},
+            "base": {"sha": "b" * 40, "repo": {"full_name": base}},
+        }
+    }
+
+
+@pytest.mark.parametrize("name", ["pull_request", "pull_request_target"])
+@pytest.mark.parametrize(
+    ("head", "fork"), [("octo/repo", False), ("fork/repo", True), (None, True)]
+)
+def test_pull_request_events(tmp_path: Path, name: str, head: str | None, fork: bool) -> None:
+    environ = {"GITHUB_EVENT_NAME": name, "GITHUB_SHA": "m" * 40,
+               "GITHUB_EVENT_PATH": write_event(tmp_path, pull_request(head))}  # fmt: skip
+    assert read_event(environ) == env.Event(name, "h" * 40, 7, fork)
+
+
+@pytest.mark.parametrize(
+    ("name", "payload", "sha"),
+    [
+        ("merge_group", {"merge_group": {"head_sha": "g" * 40}}, "g" * 40),
+        ("push", {"after": "a" * 40}, "s" * 40),
+        ("workflow_dispatch", {}, "s" * 40),
+        ("pull_request", "not an object", "s" * 40),
+    ],
+)
+def test_other_events_report_on_their_commit(
+    tmp_path: Path, name: str, payload: object, sha: str
+) -> None:
+    environ = {"GITHUB_EVENT_NAME": name, "GITHUB_SHA": "s" * 40,
+               "GITHUB_EVENT_PATH": write_event(tmp_path, payload)}  # fmt: skip
+    event = read_event(environ)
+    assert (event.head_sha, event.pr_number) == (sha, None)
+
+
+def test_a_missing_event_file_is_not_fatal() -> None:
+    environ = {"GITHUB_EVENT_NAME": "push", "GITHUB_SHA": "s", "GITHUB_EVENT_PATH": "/nonexistent"}
+    assert read_event(environ) == env.Event("push", "s")

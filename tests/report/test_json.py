@@ -1,0 +1,247 @@
+"""The JSON results file: exact shape, schema, round trip and the loader's refusals."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from replaygate import __version__
+from replaygate.errors import PackError
+from replaygate.report.json import load_results, render_json
+from replaygate.result import CaseResult, Failure, RunResult, Status
+
+SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "results.schema.json").read_text())
+
+
+def validate(text: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(text)
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    jsonschema.Draft202012Validator(SCHEMA).validate(document)
+    return document
+
+
+def test_document_has_the_brief_keys_in_order(mixed: RunResult) -> None:
+    document = validate(render_json(mixed))
+    assert list(document) == [
+        "schema_version", "tool", "provider", "duration_s", "totals", "packs", "problems",
+        "cases", "shard",
+    ]  # fmt: skip
+    assert document["schema_version"] == "1.0"
+    assert document["tool"] == {"name": "replaygate", "version": __version__}
+    assert document["provider"] == "recorded"
+    assert document["totals"] == {
+        "total": 8, "passed": 2, "failed": 2, "errors": 1, "skipped": 3, "known": 1,
+    }  # fmt: skip
+    assert document["shard"] == {"index": 1, "count": 2}
+    assert document["problems"] == [
+        {"file": "packs/bad/pack.yaml", "line": 3,
+         "message": "unknown key 'nmae' (did you mean 'name'?)"},
+    ]  # fmt: skip
+
+
+def test_case_and_failure_objects(mixed: RunResult) -> None:
+    case = json.loads(render_json(mixed))["cases"][2]
+    assert case == {
+        "pack": "demo", "pack_dir": "packs/demo", "contract": "weather.yaml",
+        "contract_file": "packs/demo/contracts/weather.yaml", "case_id": "rainy",
+        "expect_ok": True, "expected_error": None, "observed_ok": False, "passed": False,
+        "status": "failed", "classification": "wrong_tool", "fingerprint": "0123456789ab",
+        "known": False, "reason": None, "file": "packs/demo/contracts/weather.yaml", "line": 40,
+        "duration_s": 0.001,
+        "failures": [{
+            "classification": "wrong_tool", "message": "expected 'search', got 'lookup'",
+            "locator": "expected_tool_calls[0]:name", "path": "$.tool_calls[0].name",
+            "operator": "equals", "expected": "search", "actual": "lookup",
+            "file": "packs/demo/contracts/weather.yaml", "line": 14,
+        }],
+    }  # fmt: skip
+
+
+def test_one_case_a_line_and_ascii_only(hostile: RunResult) -> None:
+    text = render_json(hostile)
+    assert text.isascii()
+    lines = text.splitlines()
+    assert sum(line.startswith('{"pack": ') for line in lines) == len(hostile.cases)
+    assert "\\ud800" in text and "\\u0000" in text and "\\u001b" in text
+
+
+def test_empty_run_is_valid(make_run: Callable[..., RunResult]) -> None:
+    document = validate(render_json(make_run(packs=())))
+    assert document["cases"] == [] and document["packs"] == [] and "shard" not in document
+
+
+@pytest.mark.parametrize("fixture", ["mixed", "hostile"])
+def test_round_trip_is_equal(fixture: str, request: pytest.FixtureRequest) -> None:
+    result: RunResult = request.getfixturevalue(fixture)
+    text = render_json(result)
+    validate(text)
+    loaded = load_results(text, shown="results.json")
+    assert loaded == result
+    assert render_json(loaded) == text
+
+
+def test_round_trip_keeps_a_provider_other_than_recorded(
+    make_run: Callable[..., RunResult],
+) -> None:
+    result = make_run(meta={"provider": "openai"})
+    assert json.loads(render_json(result))["provider"] == "openai"
+    assert load_results(render_json(result), shown="r.json") == result
+
+
+@pytest.mark.parametrize(
+    ("value", "rendered"),
+    [(float("nan"), "nan"), (float("inf"), "inf"), ((1, 2), [1, 2]),
+     ({1: "a", None: "b"}, {"1": "a", "null": "b"}),
+     ({datetime.date(2024, 1, 2): "x"}, {"2024-01-02": "x"}), ({1, 2}, "{1, 2}"),
+     (datetime.date(2024, 1, 2), "2024-01-02"), (b"raw", "b'raw'")],
+)  # fmt: skip
+def test_values_json_cannot_hold_are_made_plain(
+    value: Any,
+    rendered: Any,
+    make_run: Callable[..., RunResult],
+    make_case: Callable[..., CaseResult],
+    make_failure: Callable[..., Failure],
+) -> None:
+    case = make_case(Status.FAILED, failures=(make_failure(actual=value),))
+    text = render_json(make_run(case))
+    assert json.loads(text)["cases"][0]["failures"][0]["actual"] == rendered
+    validate(text)
+
+
+def test_a_value_nested_too_deeply_is_cut(
+    make_run: Callable[..., RunResult],
+    make_case: Callable[..., CaseResult],
+    make_failure: Callable[..., Failure],
+) -> None:
+    deep: list[Any] = []
+    for _ in range(5000):
+        deep = [deep]
+    case = make_case(Status.FAILED, failures=(make_failure(expected=deep),))
+    text = render_json(make_run(case))
+    assert "<nested too deeply>" in text
+    validate(text)
+
+
+def test_each_case_is_one_line(make_many: Callable[[int], RunResult]) -> None:
+    text = render_json(make_many(2000))
+    assert len(json.loads(text)["cases"]) == 2000
+    assert text.count("\n") == 2000 + 13  # one line per case, plus the fixed lines
+
+
+def load_error(text: str) -> str:
+    with pytest.raises(PackError) as caught:
+        load_results(text, shown="shard-1.json")
+    assert caught.value.file == "shard-1.json"
+    return str(caught.value)
+
+
+def good(mixed: RunResult) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(render_json(mixed))
+    return document
+
+
+def test_load_refuses_invalid_json_with_its_line() -> None:
+    assert (
+        load_error('{\n  "a": ,\n}') == "shard-1.json:2: invalid JSON: Expecting value (column 8)"
+    )
+
+
+def test_load_refuses_nan() -> None:
+    message = load_error('{"schema_version": "1.0", "duration_s": NaN}')
+    assert message == "shard-1.json: not a replaygate results file: NaN is not a JSON number"
+
+
+def test_load_refuses_another_schema_version(mixed: RunResult) -> None:
+    document = good(mixed) | {"schema_version": "2.0"}
+    assert load_error(json.dumps(document)) == (
+        "shard-1.json: not a replaygate results file: $.schema_version: expected '1.0', got '2.0'"
+    )
+    assert load_error("[]").endswith("$.schema_version: expected '1.0', got null")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.pop("cases"), "$: missing 'cases'"),
+        (lambda d: d.update(extra=1), "$: unknown key 'extra'"),
+        (lambda d: d.update(cases={}), "$.cases: expected an array, got an object"),
+        (lambda d: d["cases"][3].update(status="bogus"),
+         "$.cases[3].status: expected one of passed, failed, error, skipped, got 'bogus'"),
+        (lambda d: d["cases"][3].update(status=["x"]),
+         "$.cases[3].status: expected one of passed, failed, error, skipped, got an array"),
+        (lambda d: d["cases"][0].update(line=True),
+         "$.cases[0].line: expected a line number, 1 or more, got true"),
+        (lambda d: d["cases"][0].update(line=0),
+         "$.cases[0].line: expected a line number, 1 or more, got 0"),
+        (lambda d: d["cases"][2].update(fingerprint="XYZ"),
+         "$.cases[2].fingerprint: expected 12 lowercase hex digits or null, got 'XYZ'"),
+        (lambda d: d["cases"][2]["failures"][0].pop("locator"),
+         "$.cases[2].failures[0]: missing 'locator'"),
+        (lambda d: d["cases"][2]["failures"].append(7),
+         "$.cases[2].failures[1]: expected an object, got 7"),
+        (lambda d: d["cases"][0].update(passed=False),
+         "$.cases[0].passed: false contradicts the status"),
+        (lambda d: d["cases"][0].update(known=True),
+         "$.cases[0].known: only a failed case can be known"),
+        (lambda d: d["totals"].update(passed=3), "$.totals: the totals do not match the cases"),
+        (lambda d: d["tool"].pop("version"), "$.tool: missing 'version'"),
+        (lambda d: d.update(shard={"index": 3, "count": 2}),
+         "$.shard: index must be between 1 and count"),
+        (lambda d: d["problems"][0].update(line="3"),
+         "$.problems[0].line: expected a line number or null, got '3'"),
+        (lambda d: d["packs"][0].update(contracts=-1),
+         "$.packs[0].contracts: expected an integer, 0 or more, got -1"),
+        (lambda d: d.update(duration_s="fast"),
+         "$.duration_s: expected a number of seconds, 0 or more, got 'fast'"),
+    ],
+)  # fmt: skip
+def test_load_names_the_first_wrong_field(
+    change: Callable[[dict[str, Any]], Any], message: str, mixed: RunResult
+) -> None:
+    document = good(mixed)
+    change(document)
+    assert load_error(json.dumps(document)) == (
+        f"shard-1.json: not a replaygate results file: {message}"
+    )
+    if "totals do not match" not in message and "between 1 and count" not in message:
+        with pytest.raises(jsonschema.ValidationError):  # the schema refuses it too
+            jsonschema.Draft202012Validator(SCHEMA).validate(document)
+
+
+def test_load_error_is_one_line_even_for_a_hostile_key(mixed: RunResult) -> None:
+    document = good(mixed)
+    document["\n\x1b[31m\ud800"] = 1
+    message = load_error(json.dumps(document))
+    assert "\n" not in message and "\x1b" not in message
+    message.encode("utf-8")
+
+
+def test_load_refuses_deep_nesting() -> None:
+    assert load_error("[" * 100_000 + "]" * 100_000).endswith("invalid JSON: nested too deeply")
+
+
+DOCS = Path(__file__).parents[2] / "docs" / "results.md"
+
+
+def test_the_documented_example_is_valid_and_loads() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    example = text.split("```json\n", 1)[1].split("```", 1)[0]
+    validate(example)
+    result = load_results(example, shown="docs/results.md")
+    assert [case.status for case in result.cases] == [
+        Status.PASSED, Status.FAILED, Status.SKIPPED,
+    ]  # fmt: skip
+    assert result.meta == {"shard": {"index": 1, "count": 2}}
+
+
+def test_every_schema_key_is_documented() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    definitions = [SCHEMA, SCHEMA["properties"]["totals"], *SCHEMA["$defs"].values()]
+    keys = {key for definition in definitions for key in definition.get("properties", {})}
+    assert keys and all(f"`{key}`" in text for key in keys)

@@ -1,0 +1,159 @@
+"""The JUnit report: structure, the Jenkins schema, and hostile text that must not break it."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+import junit_xml
+import pytest
+import xmlschema
+
+from replaygate.report.escape import xml_safe
+from replaygate.report.junit import PROBLEMS_SUITE, classname, render_junit
+from replaygate.result import CaseResult, Failure, Problem, RunResult, Status
+
+XSD = xmlschema.XMLSchema(Path(__file__).parents[1] / "data" / "junit-10.xsd")
+
+
+def parse(result: RunResult) -> ET.Element:
+    text = render_junit(result)
+    assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n')
+    XSD.validate(text)
+    return ET.fromstring(text.encode("utf-8"))
+
+
+def find_case(root: ET.Element, name: str) -> ET.Element:
+    found = [case for case in root.iter("testcase") if case.get("name") == name]
+    assert len(found) == 1
+    return found[0]
+
+
+def test_one_suite_per_contract_and_problems_last(mixed: RunResult) -> None:
+    root = parse(mixed)
+    suites = root.findall("testsuite")
+    assert [suite.get("name") for suite in suites] == [
+        "demo/weather.yaml", "other/sub/order.yaml", PROBLEMS_SUITE,
+    ]  # fmt: skip
+    assert [suite.get("tests") for suite in suites] == ["6", "2", "1"]
+    assert suites[0].get("file") == "packs/demo/contracts/weather.yaml"
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("9", "1", "2")
+
+
+def test_testcase_attributes(mixed: RunResult) -> None:
+    case = find_case(parse(mixed), "rainy")
+    assert case.attrib == {
+        "name": "rainy", "classname": "demo.weather", "time": "0.001000",
+        "file": "packs/demo/contracts/weather.yaml", "line": "40",
+    }  # fmt: skip
+    assert find_case(parse(mixed), "nr").get("classname") == "other.sub.order"
+
+
+@pytest.mark.parametrize(
+    ("pack", "contract", "expected"),
+    [("p", "a.yaml", "p.a"), ("p", "dir/sub/b.yml", "p.dir.sub.b"), ("p", "c", "p.c")],
+)
+def test_classname(pack: str, contract: str, expected: str) -> None:
+    assert classname(pack, contract) == expected
+
+
+def test_failure_has_classification_message_and_details(mixed: RunResult) -> None:
+    failure = find_case(parse(mixed), "rainy").find("failure")
+    assert failure is not None
+    assert failure.get("type") == "wrong_tool"
+    assert failure.get("message") == (
+        "packs/demo/contracts/weather.yaml:14: $.tool_calls[0].name: "
+        "expected 'search', got 'lookup' [wrong_tool] (0123456789ab)"
+    )
+    assert failure.text == (
+        "fingerprint: 0123456789ab\n"
+        "packs/demo/contracts/weather.yaml:14: $.tool_calls[0].name: "
+        "expected 'search', got 'lookup' [wrong_tool]\n"
+        '  expected: "search"\n'
+        '  actual: "lookup"'
+    )
+
+
+def test_every_failure_is_listed(
+    make_run: Callable[..., RunResult],
+    make_case: Callable[..., CaseResult],
+    make_failure: Callable[..., Failure],
+) -> None:
+    failures = tuple(make_failure(line=n, message=f"m{n}") for n in range(1, 61))
+    root = parse(make_run(make_case(Status.FAILED, failures=failures)))
+    text = find_case(root, "sunny").findtext("failure") or ""
+    assert "weather.yaml:1: $.tool_calls[0].name: m1 [wrong_tool]" in text
+    assert "weather.yaml:50: $.tool_calls[0].name: m50 [wrong_tool]" in text
+    assert "m51" not in text and text.endswith("... 10 more failures")
+
+
+def test_error_case(mixed: RunResult) -> None:
+    case = find_case(parse(mixed), "broken")
+    error = case.find("error")
+    assert error is not None and case.find("failure") is None
+    assert error.get("type") == "error"
+    assert error.get("message") == (
+        "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON (0123456789ab)"
+    )
+    assert "reason: fixture is not valid JSON" in (error.text or "")
+
+
+def test_skipped_case(mixed: RunResult) -> None:
+    skipped = find_case(parse(mixed), "live").find("skipped")
+    assert skipped is not None
+    assert skipped.get("message") == "provider_modes excludes recorded"
+
+
+def test_known_failure_is_skipped_with_the_fingerprint(mixed: RunResult) -> None:
+    case = find_case(parse(mixed), "old")
+    skipped = case.find("skipped")
+    assert case.find("failure") is None and skipped is not None
+    assert skipped.get("message") == "known failure fedcba987654 (baseline)"
+    assert "expected 'search', got 'lookup' [wrong_tool]" in (skipped.text or "")
+
+
+def test_passed_case_has_no_child(mixed: RunResult) -> None:
+    assert list(find_case(parse(mixed), "sunny")) == []
+
+
+def test_problems_become_errored_testcases(make_run: Callable[..., RunResult]) -> None:
+    problems = (Problem("packs/a/pack.yaml", 4, "bad key"), Problem("packs/b", None, "no pack"))
+    root = parse(make_run(problems=problems))
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("name") == PROBLEMS_SUITE
+    cases = suite.findall("testcase")
+    assert [case.get("name") for case in cases] == ["packs/a/pack.yaml:4", "packs/b"]
+    assert cases[0].get("line") == "4" and cases[1].get("line") is None
+    messages = [error.get("message") for error in suite.iter("error")]
+    assert messages == ["bad key", "no pack"]
+
+
+@pytest.mark.parametrize("duration", [0.0, 0.00001, 0.00004, 0.00005, 1e-9, 12345.678901])
+def test_any_duration_gives_a_surefire_time(
+    duration: float, make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+) -> None:
+    cases = [make_case(case_id=str(n), duration_s=duration) for n in range(3)]
+    parse(make_run(*cases))  # the schema checks every time attribute
+
+
+def test_hostile_text_survives_everywhere(hostile: RunResult, hostile_text: str) -> None:
+    root = parse(hostile)
+    shown = xml_safe(hostile_text)
+    names = [case.get("name") for case in root.iter("testcase")]
+    assert names.count(shown) == len(hostile.cases)
+    failure = next(root.iter("failure"))
+    assert failure.get("type") == shown
+    assert "\\x00" in (failure.get("message") or "") and "\\ud800" in (failure.text or "")
+    assert "</testcase> &amp;" in (failure.text or "")  # markup is text, not structure
+    assert len(list(root.iter("testcase"))) == len(hostile.cases) + 1
+
+
+def test_junit_xml_alone_would_break_or_lose_text() -> None:
+    """Why everything passes through xml_safe: junit-xml drops some characters silently
+    and turns a lone surrogate into a character reference no parser accepts."""
+    suite = junit_xml.TestSuite("s", [junit_xml.TestCase("a\x1bb\ud800")])
+    text = junit_xml.to_xml_report_string([suite], prettyprint=False)
+    assert "a" + "b&#55296;" in text
+    with pytest.raises(ET.ParseError):
+        ET.fromstring(text)

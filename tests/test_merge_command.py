@@ -1,0 +1,109 @@
+"""`replaygate merge` and `replaygate baseline`: shard results combined, baselines written."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from replaygate.cli import main
+from replaygate.commands.merge import merge_results
+from replaygate.errors import PackError
+from replaygate.report.json import load_results, render_json
+from replaygate.result import Problem, RunResult, Status
+from sample_results import case, failed, result
+
+
+def shard(run: RunResult, index: int, count: int) -> RunResult:
+    return dataclasses.replace(run, meta={"shard": {"index": index, "count": count}})
+
+
+def test_shards_merge_into_one_result_in_a_stable_order() -> None:
+    one = shard(result(failed("b", line=30), case("a")), 1, 2)
+    two = shard(result(case("c"), problems=(Problem("p.yaml", 1, "bad"),)), 2, 2)
+    merged = merge_results([("two.json", two), ("one.json", one)])
+    assert [c.case_id for c in merged.cases] == ["a", "b", "c"]  # by contract, then line
+    assert merged.totals.total == 3 and merged.totals.failed == 1
+    assert merged.problems == (Problem("p.yaml", 1, "bad"),)
+    assert merged.duration_s == 1.0 and "shard" not in merged.meta
+    assert len(merged.packs) == 1
+
+
+def test_identical_cases_in_two_files_count_once() -> None:
+    a = result(failed("x"), case("y", duration_s=0.1))
+    b = result(case("y", duration_s=0.7), problems=())
+    merged = merge_results([("a.json", a), ("b.json", b)])
+    assert [(c.case_id, c.duration_s) for c in merged.cases] == [("x", 0.0), ("y", 0.1)]
+
+
+def test_overlapping_shards_that_disagree_are_refused() -> None:
+    a, b = result(case("x")), result(failed("x"))
+    with pytest.raises(PackError) as caught:
+        merge_results([("a.json", a), ("b.json", b)])
+    assert str(caught.value) == (
+        "b.json: case 'x' of demo/contracts/triage.yaml is also in a.json with another outcome"
+    )
+
+
+@pytest.mark.parametrize(
+    ("shards", "message"),
+    [
+        ([(1, 3), (3, 3)], "one.json: shard 2/3 is not in the merge"),
+        ([(1, 2), (2, 3)], "two.json: a shard of 3, the others of 2"),
+        ([(1, 2), None], "two.json: not a shard's results, while the other files are"),
+    ],
+)
+def test_an_incomplete_set_of_shards_is_refused(
+    shards: list[tuple[int, int] | None], message: str
+) -> None:
+    runs = [shard(result(), *s) if s else result() for s in shards]
+    with pytest.raises(PackError, match=message.replace("(", r"\(")):
+        merge_results(list(zip(["one.json", "two.json"], runs, strict=True)))
+
+
+def write(path: Path, run: RunResult) -> str:
+    path.write_text(render_json(run))
+    return str(path)
+
+
+def test_merge_command_writes_reports_and_exits_by_the_merged_result(tmp_path: Path) -> None:
+    one = write(tmp_path / "1.json", shard(result(failed("b"), case("a")), 1, 2))
+    two = write(tmp_path / "2.json", shard(result(case("c")), 2, 2))
+    out = tmp_path / "merged.json"
+    code = main(["merge", one, two, "--json", str(out), "--junit", str(tmp_path / "j.xml")])
+    assert code == 1
+    merged = load_results(out.read_text(), shown="merged.json")
+    assert merged.totals.total == 3 and merged.totals.failed == 1
+    assert (tmp_path / "j.xml").read_text().startswith("<?xml")
+
+
+def test_merge_command_reports_an_unreadable_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["merge", str(tmp_path / "absent.json")]) == 2
+    assert (
+        "absent.json: cannot read the results: No such file or directory" in capsys.readouterr().err
+    )
+
+
+def test_baseline_command_accepts_the_failures_and_run_then_passes(tmp_path: Path) -> None:
+    run = result(failed("b"), case("e", Status.ERROR, reason="broken"), case("a"))
+    results = write(tmp_path / "results.json", run)
+    baseline = tmp_path / "baseline.json"
+    assert main(["baseline", results, "-o", str(baseline)]) == 0
+    document = json.loads(baseline.read_text())
+    assert [e["case_id"] for e in document["fingerprints"]] == ["b"]
+    out = tmp_path / "merged.json"
+    assert main(["merge", results, "--baseline", str(baseline), "--json", str(out)]) == 1  # error
+    merged = load_results(out.read_text(), shown="merged.json")
+    assert [c.known for c in merged.cases] == [False, True, False]
+
+
+def test_baseline_command_prints_when_no_output_is_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = write(tmp_path / "results.json", result(case("a")))
+    assert main(["baseline", results]) == 0
+    assert json.loads(capsys.readouterr().out) == {"version": 1, "fingerprints": []}

@@ -1,0 +1,203 @@
+"""Loading packs: every broken input is one located problem, and the other packs still load."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from packbuilder import CONTRACT, fixture, make_pack
+from replaygate.engine import load_packs, run_packs
+from replaygate.result import Status
+
+NOW = datetime(2026, 11, 26, tzinfo=UTC)
+
+
+def load(root: Path) -> tuple[list[str], list[str]]:
+    loaded = load_packs(["packs"], cwd=root, root=None, now=NOW)
+    return [p.pack_id for p in loaded.packs], [str(p) for p in loaded.problems]
+
+
+def problems_for(tmp_path: Path, contract: str) -> list[str]:
+    make_pack(tmp_path, contract=contract)
+    return load(tmp_path)[1]
+
+
+def test_a_good_pack_loads(tmp_path: Path) -> None:
+    make_pack(tmp_path)
+    assert load(tmp_path) == (["p"], [])
+
+
+@pytest.mark.parametrize(
+    ("contract", "problem"),
+    [
+        (
+            CONTRACT.replace("expected_tool_calls:", "expected_tool_call:"),
+            "packs/p/contracts/c.yaml:2: unknown key 'expected_tool_call' "
+            "(did you mean 'expected_tool_calls'?)",
+        ),
+        (
+            CONTRACT.replace("expect_ok: true", "expect_ok: 'yes'"),
+            "packs/p/contracts/c.yaml:10: golden_cases[0].expect_ok: "
+            "expected true or false, got 'yes'",
+        ),
+        (
+            CONTRACT.replace("equals: Bern", "equals: no"),
+            "packs/p/contracts/c.yaml:6: `no` is read as false by YAML; "
+            "quote it ('no') if you mean",
+        ),
+        (
+            CONTRACT.replace("equals: Bern", "equal: Bern"),
+            "packs/p/contracts/c.yaml:6: unknown operator 'equal' (did you mean 'equals'?)",
+        ),
+        (CONTRACT.replace("equals: Bern", "regex: '(unclosed'"), "packs/p/contracts/c.yaml:6:"),
+        (CONTRACT.replace("equals: Bern", "type: str"), "packs/p/contracts/c.yaml:6:"),
+        (
+            CONTRACT + "golden_cases: []\n",
+            "packs/p/contracts/c.yaml:11: duplicate key 'golden_cases'",
+        ),
+        (CONTRACT + "x: &a [1]\ny: *a\n", "packs/p/contracts/c.yaml:12:"),
+        (
+            CONTRACT.replace("tool: get_weather", "tool: multi_tool_call\ntool_order: sometimes"),
+            "packs/p/contracts/c.yaml:2: tool_order: Input should be 'any' or 'strict'",
+        ),
+        ("tool: [", "packs/p/contracts/c.yaml:"),
+        ("- just\n- a list\n", "packs/p/contracts/c.yaml:1: a contract must be a mapping"),
+        (
+            CONTRACT.replace("  - id: ok", "  - id: ok\n    expected_error: wrong_tool"),
+            "expected_error is set but expect_ok is true",
+        ),
+    ],
+)
+def test_contract_problems_are_one_located_line(
+    tmp_path: Path, contract: str, problem: str
+) -> None:
+    found = problems_for(tmp_path, contract)
+    assert len(found) == 1, found
+    assert found[0].startswith(problem) or problem in found[0], found[0]
+    assert "\n" not in found[0]
+
+
+def test_version_as_number_names_the_value_to_quote(tmp_path: Path) -> None:
+    make_pack(tmp_path, pack_yaml="pack_id: p\nversion: 3.10\n")
+    (problem,) = load(tmp_path)[1]
+    assert problem.startswith("packs/p/pack.yaml:2: version: expected a string, got 3.1")
+    assert "'3.10'" in problem
+
+
+def test_a_broken_contract_does_not_stop_the_others(tmp_path: Path) -> None:
+    make_pack(tmp_path, contracts={"a.yaml": CONTRACT, "b.yaml": "tool: [\n"})
+    make_pack(tmp_path, "q")
+    loaded = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW)
+    assert [p.pack_id for p in loaded.packs] == ["p", "q"]
+    assert [c.path for c in loaded.packs[0].contracts] == ["contracts/a.yaml"]
+    assert len(loaded.problems) == 1
+
+
+def test_duplicate_pack_ids_are_a_problem(tmp_path: Path) -> None:
+    make_pack(tmp_path, "p")
+    make_pack(tmp_path, "q", pack_yaml="pack_id: p\n")
+    ids, problems = load(tmp_path)
+    assert ids == ["p"] and "pack_id 'p' is already used by packs/p" in problems[0]
+
+
+def test_paths_resolve_against_the_repository_root(tmp_path: Path) -> None:
+    pack = make_pack(
+        tmp_path,
+        pack_yaml=(
+            "pack_id: p\npaths:\n  contracts_dir: packs/p/contracts\n  golden_dir: packs/p/golden\n"
+        ),
+    )
+    assert load(tmp_path) == (["p"], [])
+    (pack / "pack.yaml").write_text("pack_id: p\npaths:\n  contracts_dir: ../../../etc\n")
+    assert load(tmp_path)[1] == [
+        "packs/p/pack.yaml:3: paths.contracts_dir '../../../etc' leaves the repository"
+    ]
+
+
+def test_contract_list_entry_may_not_leave_the_contracts_dir(tmp_path: Path) -> None:
+    make_pack(tmp_path, pack_yaml="pack_id: p\ncontracts:\n  - ../pack.yaml\n")
+    (problem,) = load(tmp_path)[1]
+    assert problem.startswith("packs/p/pack.yaml:3: contract '../pack.yaml' leaves")
+
+
+def test_no_pack_found_is_a_problem(tmp_path: Path) -> None:
+    (tmp_path / "packs").mkdir()
+    assert load(tmp_path) == ([], ["packs: no pack.yaml found"])
+
+
+def _allowlist(pack: Path, expiry: str) -> None:
+    entry = {
+        "contract_path": "contracts/c.yaml",
+        "reason_code": "model_nondeterminism",
+        "owner": "team-ml",
+        "expiry_date": expiry,
+        "rationale": "creative",
+    }
+    (pack / "nr-allowlist.json").write_text(json.dumps({"version": "1.0", "entries": [entry]}))
+
+
+def test_allowlisted_failure_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    pack = make_pack(
+        tmp_path,
+        fixtures={"ok.json": fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])},
+    )
+    _allowlist(pack, "2027-01-01T00:00:00Z")
+    loaded = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW)
+    (case,) = run_packs(loaded, {}).cases
+    assert case.status is Status.SKIPPED
+    assert case.reason == "nr-allowlist: model_nondeterminism (team-ml): creative"
+
+
+def test_expired_allowlist_entry_names_the_entry(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path)
+    _allowlist(pack, "2026-06-01T00:00:00Z")
+    assert load(tmp_path)[1] == [
+        "packs/p/nr-allowlist.json: entry 0 (contracts/c.yaml, owner team-ml) "
+        "expired on 2026-06-01T00:00:00Z"
+    ]
+
+
+def test_allowlist_entry_missing_a_field(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path)
+    (pack / "nr-allowlist.json").write_text(
+        '{"version": "1.0", "entries": [{"contract_path": "contracts/c.yaml"}]}'
+    )
+    (problem,) = load(tmp_path)[1]
+    assert problem.startswith("packs/p/nr-allowlist.json: entries[0].reason_code: required key")
+
+
+@pytest.mark.parametrize(
+    ("ref", "reason"),
+    [
+        ("missing.json", "packs/p/golden/missing.json"),
+        (
+            "../../../../etc/passwd",
+            "input_ref '../../../../etc/passwd' leaves the golden directory",
+        ),
+        ("bad.json", "packs/p/golden/bad.json:1: invalid JSON"),
+        ("nan.json", "NaN"),
+        ("list.json", "a fixture must be a JSON object"),
+    ],
+)
+def test_case_input_problems_error_the_case(tmp_path: Path, ref: str, reason: str) -> None:
+    make_pack(
+        tmp_path,
+        contract=CONTRACT.replace("ok.json", ref),
+        fixtures={"bad.json": "{", "nan.json": '{"response": NaN}', "list.json": "[]"},
+    )
+    loaded = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW)
+    (case,) = run_packs(loaded, {}).cases
+    assert case.status is Status.ERROR
+    assert case.reason is not None and reason in case.reason, case.reason
+
+
+def test_input_ref_through_a_symlink_to_git_is_refused(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path, contract=CONTRACT.replace("ok.json", "link.json"))
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    (pack / "golden" / "link.json").symlink_to(tmp_path / ".git" / "config")
+    loaded = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW)
+    (case,) = run_packs(loaded, {}).cases
+    assert case.status is Status.ERROR and "leaves the golden directory" in (case.reason or "")
