@@ -40,12 +40,18 @@ def run(root: Path, packs: Path, out: Path) -> tuple[int, dict[str, Any]]:
     return code, json.loads(out.read_text(encoding="utf-8"))
 
 
-def observed(case: dict[str, Any]) -> dict[str, Any]:
+def primary_locator(case: dict[str, Any]) -> str | None:
+    """The locator of the failure that gave the case its classification (the first such)."""
     failures = case["failures"]
+    named = [f for f in failures if f["classification"] == case["classification"]]
+    return (named or failures or [{"locator": None}])[0]["locator"]
+
+
+def observed(case: dict[str, Any]) -> dict[str, Any]:
     return {
         "status": case["status"],
         "classification": case["classification"],
-        "locator": failures[0]["locator"] if failures else None,
+        "locator": primary_locator(case),
     }
 
 

@@ -3,29 +3,28 @@
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write beside the target, flush to disk, then rename over it (atomic on POSIX)."""
+    """Write beside the target, flush to disk, then rename over it (atomic on POSIX).
+
+    The temporary name is chosen before the file exists, so a cancellation that
+    lands anywhere (even inside the open call) still removes it. The file gets the
+    usual permissions (0666 less the umask), not mkstemp's 0600: in the action's
+    container the run is root, and later steps of the job read the reports as the
+    runner's user.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
-        # mkstemp makes the file 0600: in the action's container (root) that would hide
-        # the report from the later steps of the job, which run as the runner's user.
-        os.fchmod(fd, 0o666 & ~_umask())
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
-        Path(temp).unlink(missing_ok=True)
+        temp.unlink(missing_ok=True)
         raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask

@@ -11,11 +11,46 @@ from typing import Any
 from jsonschema import exceptions as jsonschema_exceptions
 from jsonschema import validators
 
+from replaygate.operators import OPERATORS, REGEX_TIMEOUT_S
+
 MAX_ERRORS_PER_CALL = 10
 
 
 class InvalidToolSchema(ValueError):
-    """The fixture's tool schema is not a valid JSON Schema."""
+    """The fixture's tool schema is not a valid JSON Schema, or a check of it cannot be decided."""
+
+
+def _search(pattern: str, text: str) -> bool:
+    """``pattern`` searched in ``text`` with the time bound the regex operator uses.
+
+    jsonschema's own ``pattern`` uses ``re`` with no bound, and a fixture's schema is
+    untrusted: a catastrophic pattern must make the case an error, not hang the run.
+    """
+    try:
+        compiled = OPERATORS["regex"].prepare(pattern)
+    except ValueError as exc:
+        raise InvalidToolSchema(f"invalid JSON Schema: {exc}") from None
+    try:
+        return compiled.search(text, timeout=REGEX_TIMEOUT_S) is not None
+    except TimeoutError:
+        raise InvalidToolSchema(f"pattern {pattern[:80]!r} timed out") from None
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    if validator.is_type(instance, "string") and not _search(pattern, instance):
+        yield jsonschema_exceptions.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if _search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+_BOUNDED = {"pattern": _pattern, "patternProperties": _pattern_properties}
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +68,7 @@ def _validator(schema_text: str) -> Any:
         cls.check_schema(schema)
     except jsonschema_exceptions.SchemaError as exc:
         raise InvalidToolSchema(f"invalid JSON Schema: {exc.message}") from None
-    return cls(schema)
+    return validators.extend(cls, _BOUNDED)(schema)
 
 
 def _json_path(parts: Any) -> str:

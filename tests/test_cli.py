@@ -1,0 +1,161 @@
+"""The command line: exit codes, one-line errors, reports, shards."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from packbuilder import CONTRACT, fixture, make_pack
+from replaygate import __version__
+from replaygate.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    return subprocess.run(
+        [sys.executable, "-m", "replaygate.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_version() -> None:
+    done = run(["--version"], ROOT)
+    assert (done.returncode, done.stdout) == (0, f"replaygate {__version__}\n")
+
+
+def test_version_imports_nothing_heavy() -> None:
+    code = (
+        "import sys, replaygate.cli as c; c.main(['--version']); "
+        "print(sorted(m for m in ('pydantic','requests','jsonpath_ng','yaml','jsonschema') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_shipped_packs_pass(tmp_path: Path) -> None:
+    done = run(["run", "packs", "--json", str(tmp_path / "r.json")], ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert results["totals"]["failed"] == results["totals"]["errors"] == 0
+    assert results["totals"]["passed"] >= 10
+
+
+def test_a_failing_case_exits_1_with_the_located_failure(tmp_path: Path) -> None:
+    make_pack(
+        tmp_path,
+        fixtures={"ok.json": fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])},
+    )
+    done = run(["run"], tmp_path)
+    assert done.returncode == 1
+    assert (
+        "packs/p/contracts/c.yaml:6: $.city: 'Paris' is not equal to 'Bern' "
+        "[schema_violation]" in done.stdout
+    )
+
+
+def test_a_broken_pack_exits_2_and_the_others_still_run(tmp_path: Path) -> None:
+    make_pack(tmp_path, "good")
+    make_pack(tmp_path, "bad", contract="tool: [\n")
+    done = run(["run", "--json", "r.json"], tmp_path)
+    assert done.returncode == 2
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert results["totals"]["passed"] == 1
+    assert results["problems"][0]["file"] == "packs/bad/contracts/c.yaml"
+
+
+def test_no_pack_exits_2(tmp_path: Path) -> None:
+    done = run(["run", "nowhere"], tmp_path)
+    assert done.returncode == 2 and "nowhere: no such pack directory" in done.stdout
+
+
+def test_bad_option_is_one_line(tmp_path: Path) -> None:
+    done = run(["run", "--shard", "5/4"], tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "replaygate: shard '5/4': K must be between 1 and N, and N at least 1"
+    ]
+
+
+def test_fail_on_never(tmp_path: Path) -> None:
+    make_pack(tmp_path, fixtures={"ok.json": fixture([])})
+    assert run(["run", "--fail-on", "never"], tmp_path).returncode == 0
+
+
+BROKEN_INPUTS: dict[str, dict[str, str]] = {
+    "invalid yaml": {"contracts/c.yaml": "tool: [\n"},
+    "tab indentation": {"contracts/c.yaml": "tool: x\n\tgolden_cases: []\n"},
+    "non utf-8": {"contracts/c.yaml": "tool: caf\xe9\n"},
+    "alias bomb": {"contracts/c.yaml": "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n"},
+    "deep nesting": {"contracts/c.yaml": "a: " + "[" * 5000 + "]" * 5000 + "\n"},
+    "two documents": {"contracts/c.yaml": CONTRACT + "---\ntool: y\n"},
+    "pack.yaml list": {"pack.yaml": "- 1\n"},
+    "pack.yaml empty": {"pack.yaml": ""},
+    "unknown operator": {"contracts/c.yaml": CONTRACT.replace("equals:", "equalz:")},
+    "bad regex": {"contracts/c.yaml": CONTRACT.replace("equals: Bern", "regex: 'a{1000000000}'")},
+    "bad jsonpath": {"contracts/c.yaml": CONTRACT.replace("$.city", "$.[?(")},
+    "bad allowlist": {"nr-allowlist.json": '{"version": "1.0", "entries": [{}], }'},
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_INPUTS))
+def test_broken_input_is_one_located_line_never_a_traceback(tmp_path: Path, name: str) -> None:
+    pack = make_pack(tmp_path)
+    for relative, text in BROKEN_INPUTS[name].items():
+        (pack / relative).write_bytes(text.encode("latin-1" if name == "non utf-8" else "utf-8"))
+    done = run(["run", "--junit", "j.xml", "--json", "r.json"], tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    results = json.loads((tmp_path / "r.json").read_text())
+    (problem,) = results["problems"]
+    assert problem["file"].startswith("packs/p/")
+    assert "\n" not in problem["message"]
+
+
+def test_shards_split_the_cases_stably_and_evenly(tmp_path: Path) -> None:
+    cases = "".join(
+        f"  - id: c{i}\n    input_ref: ok.json\n    expect_ok: true\n" for i in range(7)
+    )
+    make_pack(tmp_path, contract=CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases)
+    seen: list[set[str]] = []
+    for k in (1, 2, 3):
+        assert (
+            main(
+                [
+                    "run",
+                    "--root",
+                    str(tmp_path),
+                    str(tmp_path / "packs"),
+                    "--shard",
+                    f"{k}/3",
+                    "--json",
+                    str(tmp_path / f"{k}.json"),
+                ]
+            )
+            == 0
+        )
+        data = json.loads((tmp_path / f"{k}.json").read_text())
+        assert data["shard"] == {"index": k, "count": 3}
+        seen.append({c["case_id"] for c in data["cases"]})
+    assert sorted(len(s) for s in seen) == [2, 2, 3]
+    assert set().union(*seen) == {f"c{i}" for i in range(7)}
+
+
+def test_validate_reports_fixture_problems(tmp_path: Path) -> None:
+    make_pack(tmp_path, fixtures={"ok.json": "{"})
+    done = run(["validate"], tmp_path)
+    assert done.returncode == 2
+    assert "packs/p/golden/ok.json:1: invalid JSON" in done.stderr
+    assert "1 packs, 1 contracts, 1 cases, 1 problems" in done.stdout
