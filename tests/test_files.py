@@ -70,6 +70,14 @@ def test_resolve_inside_names_the_base_by_default(repo: Path) -> None:
     assert str(caught.value) == "pack.yaml: paths.golden_dir '..' leaves the repository"
 
 
+def test_resolve_inside_escapes_an_unprintable_base(repo: Path) -> None:
+    odd = repo / "packs" / "a\nb"
+    odd.mkdir()
+    with pytest.raises(PackError) as caught:
+        resolve_inside(odd, "../../..", root=repo, what="input_ref", file="c.yaml", line=1)
+    assert caught.value.message == "input_ref '../../..' leaves the directory 'packs/a\\nb'"
+
+
 def test_resolve_inside_refuses_absolute_paths(repo: Path) -> None:
     message = refusal(repo, "/etc/passwd")
     assert message == f"input_ref '/etc/passwd' is an absolute path; give it relative to {WITHIN}"

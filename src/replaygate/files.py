@@ -76,7 +76,8 @@ def _describe(base: Path, root: Path) -> str:
     if folder == top:
         return "the repository"
     shown = folder.relative_to(top).as_posix() if folder.is_relative_to(top) else str(folder)
-    return f"the directory {shown}"
+    # folder names come from the repository: keep the message on one line
+    return f"the directory {shown if shown.isprintable() else repr(shown)}"
 
 
 def _is_git(parts: tuple[str, ...]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -61,7 +62,7 @@ def find_packs(targets: Sequence[str], cwd: Path) -> tuple[list[Path], list[Prob
             found.extend(files.iter_pack_files(path, PACK_FILE))
         else:
             problems.append(Problem(target, None, "no such pack directory"))
-    unique = list(dict.fromkeys(p.resolve() for p in found))
+    unique = list(dict.fromkeys(Path(os.path.realpath(p)) for p in found))  # no loop error
     return unique, problems
 
 
@@ -73,7 +74,7 @@ def _validate(model: type[BaseModel], data: Any, shown: str) -> Any:
     loc, message = errors[0]
     surprise = yamlio.surprise_at(data, loc)
     if surprise is not None:
-        message += f"; {yamlio.describe_surprise(surprise, _value_at(data, loc))}"
+        message += f"; {yamlio.describe_surprise(surprise, yamlio.value_at(data, loc))}"
     extra = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     raise PackError(shown, yamlio.line_of(data, loc), message + extra)
 
@@ -118,29 +119,9 @@ def _contract_files(
     return listed
 
 
-def _value_at(data: Any, loc: Sequence[str | int]) -> Any:
-    for part in loc:
-        try:
-            data = data[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return data
-
-
-def _walk_maps(data: Any) -> Iterable[Mapping[str, Any]]:
-    stack = [data]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Mapping):
-            yield node
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-
-
 def _surprising_operator_values(raw: Any, shown: str) -> None:
     """Refuse YAML 1.1 surprises where any type is accepted: `equals: no` is almost never false."""
-    for node in _walk_maps(raw):
+    for node in yamlio.walk_maps(raw):
         if "path" not in node:
             continue
         for key in ANY_VALUE_OPERATORS:
@@ -157,7 +138,7 @@ def _surprising_operator_values(raw: Any, shown: str) -> None:
                     raise PackError(
                         shown,
                         yamlio.line_of(node, spot),
-                        yamlio.describe_surprise(text, _value_at(node, spot)),
+                        yamlio.describe_surprise(text, yamlio.value_at(node, spot)),
                     )
 
 

@@ -68,7 +68,8 @@ def _validator(schema_text: str) -> Any:
         cls.check_schema(schema)
     except jsonschema_exceptions.SchemaError as exc:
         raise InvalidToolSchema(f"invalid JSON Schema: {exc.message}") from None
-    return validators.extend(cls, _BOUNDED)(schema)
+    bounded = validators.extend(cls, _BOUNDED)  # type: ignore[no-untyped-call]  # untyped upstream
+    return bounded(schema)
 
 
 def _json_path(parts: Any) -> str:

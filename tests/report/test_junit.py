@@ -157,3 +157,7 @@ def test_junit_xml_alone_would_break_or_lose_text() -> None:
     assert "a" + "b&#55296;" in text
     with pytest.raises(ET.ParseError):
         ET.fromstring(text)
+
+
+def test_empty_run_is_an_empty_valid_report() -> None:
+    assert list(parse(RunResult(cases=()))) == []
