@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from replaygate.github.env import ActionInputs
     from replaygate.github.workflow import WorkflowLog
 
-DEFAULT_AUTHOR = "github-actions[bot]"  # as in action.yml and replaygate.github.env
 _received: list[int] = []
 
 
@@ -33,7 +32,12 @@ def install_signal_handlers() -> None:
 
 
 def arguments(inputs: ActionInputs) -> list[str]:
-    """The command line that does what the inputs ask: `run` on packs, or `merge` of results."""
+    """The command line that does what the inputs ask: `run` on packs, or `merge` of results.
+
+    The token is not on it: the GitHub layer reads it from the environment.
+    """
+    from replaygate.github.env import DEFAULT_AUTHOR
+
     if inputs.merge:
         argv = ["merge", *inputs.merge]
     else:

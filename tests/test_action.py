@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 import yaml
-from sample_results import result
 
 from replaygate.github import env
 from replaygate.github.publish import PublishOptions, outputs
+from sample_results import result
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
@@ -73,6 +73,7 @@ def test_action_is_a_docker_action_built_from_the_dockerfile() -> None:
 def test_every_declared_input_is_read_and_nothing_else() -> None:
     environ = Recording({"GITHUB_WORKSPACE": str(ROOT)})
     env.read_inputs(environ)
+    env.api_token(environ)
     read = {key.removeprefix("INPUT_").lower() for key in environ.read if key.startswith("INPUT_")}
     assert read == declared_inputs()
 
@@ -83,58 +84,102 @@ def test_every_input_has_a_description_and_defaults_match_the_code() -> None:
     assert defaults.pop("github_token") == "${{ github.token }}"
     from_action = env.read_inputs({f"INPUT_{k.upper()}": v for k, v in defaults.items()})
     assert from_action == env.read_inputs({"GITHUB_WORKSPACE": str(ROOT)})
+    assert env.api_token({"GITHUB_TOKEN": "cli", "INPUT_GITHUB_TOKEN": " action "}) == "action"
+    assert env.api_token({"GITHUB_TOKEN": "cli", "INPUT_GITHUB_TOKEN": ""}) == "cli"
 
 
-def test_inputs_are_documented_in_the_docs_and_the_readme() -> None:
-    assert documented(ROOT / "docs/action.md", "Inputs") == declared_inputs()
+def test_inputs_and_outputs_are_documented_in_docs_action_md() -> None:
+    docs = ROOT / "docs/action.md"
+    assert documented(docs, "Inputs") == declared_inputs()
+    assert documented(docs, "Outputs") == set(ACTION["outputs"])
+
+
+def test_outputs_declared_are_the_outputs_written() -> None:
+    assert set(outputs(result(), PublishOptions())) == set(ACTION["outputs"])
+
+
+def test_readme_documents_every_input_and_output() -> None:
     readme = (ROOT / "README.md").read_text()
-    missing = sorted(name for name in declared_inputs() if f"`{name}`" not in readme)
-    assert not missing, f"README.md does not document inputs {missing}"
+    names = declared_inputs() | set(ACTION["outputs"])
+    missing = sorted(name for name in names if f"`{name}`" not in readme)
+    assert not missing, f"README.md does not document {missing}"
 
 
-def test_outputs_declared_are_the_outputs_written_and_documented() -> None:
-    written = outputs(result(), PublishOptions())
-    assert set(ACTION["outputs"]) == set(written)
-    assert documented(ROOT / "docs/action.md", "Outputs") == set(written)
-    readme = (ROOT / "README.md").read_text()
-    missing = sorted(name for name in written if f"`{name}`" not in readme)
-    assert not missing, f"README.md does not document outputs {missing}"
-
-
-def test_entrypoint_default_author_is_the_action_default() -> None:
-    assert load_entrypoint().DEFAULT_AUTHOR == env.DEFAULT_AUTHOR == ACTION["inputs"][
-        "comment_author"
-    ]["default"]
+def contains(argv: list[str], fragment: list[str]) -> bool:
+    return any(argv[i : i + len(fragment)] == fragment for i in range(len(argv)))
 
 
 @pytest.mark.parametrize(
-    ("name", "value"),
-    [("packs", "a b"), ("junit_path", "j.xml"), ("json_path", "r.json"), ("summary", "false"),
-     ("annotations", "false"), ("check_run", "true"), ("pr_comment", "true"),
-     ("baseline", "b.json"), ("fail_on", "never"), ("shard", "2/3"), ("merge", "r1.json"),
-     ("root", "sub"), ("comment_author", "my-app[bot]")],
-)  # fmt: skip
-def test_every_input_but_the_token_changes_the_command_line(name: str, value: str) -> None:
+    ("name", "value", "fragment"),
+    [
+        ("packs", "a b", ["run", "a", "b"]),
+        ("junit_path", "j.xml", ["--junit", "j.xml"]),
+        ("json_path", "r.json", ["--json", "r.json"]),
+        ("summary", "false", ["--no-step-summary"]),
+        ("annotations", "false", ["--no-annotations"]),
+        ("check_run", "true", ["--check-run"]),
+        ("pr_comment", "true", ["--pr-comment"]),
+        ("baseline", "b.json", ["--baseline", "b.json"]),
+        ("fail_on", "never", ["--fail-on", "never"]),
+        ("shard", "2/3", ["--shard", "2/3"]),
+        ("merge", "r1.json", ["merge", "r1.json"]),
+        ("root", "sub", ["--root", "sub"]),
+        ("comment_author", "my-app[bot]", ["--comment-author", "my-app[bot]"]),
+    ],
+)
+def test_every_input_but_the_token_reaches_the_command_line(
+    name: str, value: str, fragment: list[str]
+) -> None:
     arguments = load_entrypoint().arguments
-    base = env.read_inputs({"GITHUB_WORKSPACE": str(ROOT)})
-    changed = env.read_inputs({"GITHUB_WORKSPACE": str(ROOT), f"INPUT_{name.upper()}": value})
-    assert arguments(changed) != arguments(base)
-    assert value.split()[0] in arguments(changed) or name in ("summary", "annotations",
-                                                              "check_run", "pr_comment")  # fmt: skip
+    base = arguments(env.read_inputs({"GITHUB_WORKSPACE": str(ROOT)}))
+    environ = {"GITHUB_WORKSPACE": str(ROOT), f"INPUT_{name.upper()}": value}
+    changed = arguments(env.read_inputs(environ))
+    assert contains(changed, fragment) and not contains(base, fragment)
+    assert "--github" in changed and "github_token" not in " ".join(changed)
+
+
+def test_importing_the_entrypoint_loads_nothing_heavy() -> None:
+    code = (
+        "import runpy, sys; runpy.run_path(sys.argv[1], run_name='not_main');"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('replaygate', 'requests', 'pydantic', 'yaml', 'jsonschema')))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT / "entrypoint.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert found.stdout.strip() == "[]"
 
 
 def test_the_command_line_parses_with_the_cli() -> None:
     from replaygate.cli import build_parser
 
     arguments = load_entrypoint().arguments
-    environ = {"GITHUB_WORKSPACE": str(ROOT), "INPUT_SUMMARY": "false", "INPUT_CHECK_RUN": "true",
-               "INPUT_BASELINE": "b.json", "INPUT_SHARD": "1/2", "INPUT_ROOT": "."}  # fmt: skip
+    environ = {
+        "GITHUB_WORKSPACE": str(ROOT),
+        "INPUT_SUMMARY": "false",
+        "INPUT_CHECK_RUN": "true",
+        "INPUT_BASELINE": "b.json",
+        "INPUT_SHARD": "1/2",
+        "INPUT_ROOT": ".",
+    }
     parsed = build_parser().parse_args(arguments(env.read_inputs(environ)))
     assert (parsed.command, parsed.github, parsed.step_summary, parsed.check_run) == (
-        "run", True, False, True
-    )  # fmt: skip
-    assert (parsed.shard, parsed.baseline, parsed.junit) == ("1/2", "b.json", "replaygate-junit.xml")
-    merged = build_parser().parse_args(arguments(env.read_inputs(environ | {"INPUT_MERGE": "x.json"})))
+        "run",
+        True,
+        False,
+        True,
+    )
+    assert (parsed.shard, parsed.baseline, parsed.junit) == (
+        "1/2",
+        "b.json",
+        "replaygate-junit.xml",
+    )
+    merged = build_parser().parse_args(
+        arguments(env.read_inputs(environ | {"INPUT_MERGE": "x.json"}))
+    )
     assert (merged.command, merged.results) == ("merge", ["x.json"])
 
 
@@ -202,7 +247,13 @@ def test_ci_lints_type_checks_and_tests_on_each_python() -> None:
     ci = workflow("ci.yml")
     assert ci["jobs"]["test"]["strategy"]["matrix"]["python"] == ["3.11", "3.12", "3.13"]
     commands = " ".join(step.get("run", "") for step in steps(ci))
-    for command in ("ruff check", "ruff format --check", "mypy", "python -m pytest", "docker build"):
+    for command in (
+        "ruff check",
+        "ruff format --check",
+        "mypy",
+        "python -m pytest",
+        "docker build",
+    ):
         assert command in commands
 
 
@@ -210,8 +261,10 @@ def test_the_repository_workflow_runs_the_action_from_the_repository() -> None:
     document = workflow("replaygate.yml")
     assert document[True] == {"pull_request": None}  # YAML 1.1 reads the `on` key as True
     assert document["permissions"] == {
-        "contents": "read", "checks": "write", "pull-requests": "write"
-    }  # fmt: skip
+        "contents": "read",
+        "checks": "write",
+        "pull-requests": "write",
+    }
     (step,) = [step for step in steps(document) if step.get("uses") == "./"]
     assert set(step["with"]) <= declared_inputs() and step["with"]["packs"] == "packs"
 
@@ -222,17 +275,28 @@ def test_release_pushes_the_image_to_ghcr_on_tags() -> None:
     assert document["permissions"]["packages"] == "write"
     uses = [step.get("uses", "") for step in steps(document)]
     assert any(u.startswith("docker/build-push-action@") for u in uses)
-    assert "images: ghcr.io/${{ github.repository }}" in (
-        ROOT / ".github/workflows/release.yml"
-    ).read_text()
+    assert (
+        "images: ghcr.io/${{ github.repository }}"
+        in (ROOT / ".github/workflows/release.yml").read_text()
+    )
 
 
-def test_docs_examples_only_use_declared_inputs() -> None:
-    text = (ROOT / "docs/action.md").read_text()
-    blocks = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)
-    used: set[str] = set()
-    for block in blocks:
-        for found in re.findall(r"uses: (?:<owner>/replaygate@v1|docker://\S+)\n\s+with:\n((?:\s{10,}\S.*\n)+)", block):
-            used |= set(re.findall(r"^\s+([a-z_]+):", found, re.MULTILINE))
-        used |= {k for line in re.findall(r"with: \{(.*)\}", block) for k in re.findall(r"([a-z_]+):", line)}
-    assert used and used <= declared_inputs()
+def action_steps(node: Any) -> Iterator[dict[str, Any]]:
+    """Every mapping with a ``with:`` for replaygate (or a bare ``with:`` in a snippet)."""
+    if isinstance(node, list):
+        for item in node:
+            yield from action_steps(item)
+    elif isinstance(node, dict):
+        if "with" in node and "replaygate" in str(node.get("uses", "replaygate")):
+            yield node
+        for value in node.values():
+            yield from action_steps(value)
+
+
+def test_docs_examples_parse_and_only_use_declared_inputs() -> None:
+    blocks = re.findall(r"```yaml\n(.*?)```", (ROOT / "docs/action.md").read_text(), re.DOTALL)
+    used = {
+        key for block in blocks for s in action_steps(yaml.safe_load(block)) for key in s["with"]
+    }
+    assert {"packs", "shard", "merge", "baseline", "fail_on", "github_token"} <= used
+    assert used <= declared_inputs()

@@ -35,8 +35,12 @@ def test_render_is_sorted_deterministic_and_round_trips(tmp_path: Path) -> None:
     fingerprints = [entry["fingerprint"] for entry in document["fingerprints"]]
     assert fingerprints == sorted({run.cases[0].fingerprint, run.cases[1].fingerprint})
     assert document["fingerprints"][0].keys() == {
-        "fingerprint", "pack", "contract", "case_id", "classification"
-    }  # fmt: skip
+        "fingerprint",
+        "pack",
+        "contract",
+        "case_id",
+        "classification",
+    }
     reversed_run = result(*reversed(run.cases))
     assert render_baseline(baseline_entries(reversed_run)) == text
     path = tmp_path / "baseline.json"
@@ -48,14 +52,29 @@ def test_justifications_of_an_existing_file_are_kept(tmp_path: Path) -> None:
     run = result(failed("a"))
     fingerprint = run.cases[0].fingerprint or ""
     path = tmp_path / "baseline.json"
-    path.write_text(json.dumps({"version": 1, "comment": "accepted debt", "fingerprints": [
-        {"fingerprint": fingerprint, "justification": "vendor bug #12"},
-        {"fingerprint": "0123456789ab", "justification": "gone now"},
-    ]}))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "comment": "accepted debt",
+                "fingerprints": [
+                    {"fingerprint": fingerprint, "justification": "vendor bug #12"},
+                    {"fingerprint": "0123456789ab", "justification": "gone now"},
+                ],
+            }
+        )
+    )
     entries = baseline_entries(run, load_entries(path))
-    assert entries == [{"fingerprint": fingerprint, "pack": "demo", "case_id": "a",
-                        "contract": "contracts/triage.yaml", "classification": "schema_violation",
-                        "justification": "vendor bug #12"}]  # fmt: skip
+    assert entries == [
+        {
+            "fingerprint": fingerprint,
+            "pack": "demo",
+            "case_id": "a",
+            "contract": "contracts/triage.yaml",
+            "classification": "schema_violation",
+            "justification": "vendor bug #12",
+        }
+    ]
 
 
 @pytest.mark.parametrize(
@@ -66,17 +85,29 @@ def test_justifications_of_an_existing_file_are_kept(tmp_path: Path) -> None:
         ('{"version": 2, "fingerprints": []}', None, "'version' must be 1, got 2"),
         ('{"version": 1}', None, "'fingerprints' must be a list of objects"),
         ('{"version": 1, "fingerprints": [], "extra": 1}', None, "unknown key 'extra'"),
-        ('{"version": 1, "fingerprints": ["0123456789ab"]}', None,
-         "fingerprints[0]: expected an object with a 'fingerprint'"),
-        ('{"version": 1, "fingerprints": [{"fingerprint": "XYZ"}]}', None,
-         "fingerprints[0]: 'fingerprint' must be 12 hex digits, got 'XYZ'"),
-        ('{"version": 1, "fingerprints": [{"fingerprint": "0123456789ab", "why": "x"}]}', None,
-         "fingerprints[0]: unknown key 'why'"),
-        ('{"version": 1, "fingerprints": [{"fingerprint": "0123456789ab", "pack": 3}]}', None,
-         "fingerprints[0]: every value must be a string"),
+        (
+            '{"version": 1, "fingerprints": ["0123456789ab"]}',
+            None,
+            "fingerprints[0]: expected an object with a 'fingerprint'",
+        ),
+        (
+            '{"version": 1, "fingerprints": [{"fingerprint": "XYZ"}]}',
+            None,
+            "fingerprints[0]: 'fingerprint' must be 12 hex digits, got 'XYZ'",
+        ),
+        (
+            '{"version": 1, "fingerprints": [{"fingerprint": "0123456789ab", "why": "x"}]}',
+            None,
+            "fingerprints[0]: unknown key 'why'",
+        ),
+        (
+            '{"version": 1, "fingerprints": [{"fingerprint": "0123456789ab", "pack": 3}]}',
+            None,
+            "fingerprints[0]: every value must be a string",
+        ),
         ('{"version": NaN, "fingerprints": []}', 1, "not valid JSON: NaN is not JSON"),
     ],
-)  # fmt: skip
+)
 def test_bad_files_are_one_line_errors(
     tmp_path: Path, content: str, line: int | None, message: str
 ) -> None:

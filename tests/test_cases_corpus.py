@@ -44,7 +44,9 @@ def primary_locator(case: dict[str, Any]) -> str | None:
     """The locator of the failure that gave the case its classification (the first such)."""
     failures = case["failures"]
     named = [f for f in failures if f["classification"] == case["classification"]]
-    return (named or failures or [{"locator": None}])[0]["locator"]
+    first = (named or failures or [{"locator": None}])[0]
+    locator: str | None = first["locator"]
+    return locator
 
 
 def observed(case: dict[str, Any]) -> dict[str, Any]:

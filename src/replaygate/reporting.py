@@ -41,6 +41,11 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     gh.add_argument("--no-step-summary", dest="step_summary", action="store_false")
     gh.add_argument("--check-run", action="store_true", help="also create a check run")
     gh.add_argument("--pr-comment", action="store_true", help="also keep one PR comment up to date")
+    gh.add_argument(
+        "--comment-author",
+        metavar="LOGIN",
+        help="login that owns our PR comment (default: github-actions[bot])",
+    )
 
 
 def exit_code(result: RunResult, fail_on: str) -> int:
@@ -80,8 +85,7 @@ def emit(result: RunResult, args: argparse.Namespace, stdout: TextIO | None = No
     if args.github:
         from replaygate.github.publish import publish, publish_options
 
-        for warning in publish(result, publish_options(args), os.environ, out):
-            print(f"replaygate: warning: {warning}", file=sys.stderr)
+        publish(result, publish_options(args), os.environ, out)  # prints its own warnings
     else:
         out.write(render_text(result, color=out.isatty()))
     out.flush()

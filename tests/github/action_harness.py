@@ -136,8 +136,10 @@ class Step:
 
 
 def fixture(city: str) -> dict[str, Any]:
-    tool = {"name": "lookup", "parameters": {"type": "object",
-                                              "properties": {"city": {"type": "string"}}}}  # fmt: skip
+    tool = {
+        "name": "lookup",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
     call = {"id": "call_1", "name": "lookup", "arguments": {"city": city}}
     return {
         "boundary_version": "1.0",
@@ -149,22 +151,28 @@ def fixture(city: str) -> dict[str, Any]:
     }
 
 
-def write_pack(workspace: Path, cities: list[str], *, name: str = "gate", ids: list[str] | None = None) -> Path:
+def write_pack(
+    workspace: Path, cities: list[str], *, name: str = "gate", ids: list[str] | None = None
+) -> Path:
     """A pack whose contract wants city Zurich: each other city is a failing case."""
     pack = workspace / "packs" / name
     (pack / "contracts").mkdir(parents=True)
     (pack / "golden").mkdir()
-    (pack / "pack.yaml").write_text(f'pack_id: "{name}"\nname: "{name}"\nversion: "0.1.0"\n'
-                                    'schema_version: "v0.1"\nprovider: "openai"\n')  # fmt: skip
+    (pack / "pack.yaml").write_text(
+        f'pack_id: "{name}"\nname: "{name}"\nversion: "0.1.0"\n'
+        'schema_version: "v0.1"\nprovider: "openai"\n'
+    )
     cases = []
     for index, city in enumerate(cities):
         case_id = ids[index] if ids else f"case_{index:03}"
         (pack / "golden" / f"c{index}.json").write_text(json.dumps(fixture(city)))
-        cases.append(f"  - id: {json.dumps(case_id)}\n    input_ref: c{index}.json\n"
-                     "    expect_ok: true\n")  # fmt: skip
-    contract = ("tool: lookup\nassertions:\n  output_invariants:\n"
-                "    - path: $.tool_calls[0].arguments.city\n      equals: \"Zurich\"\n"
-                "golden_cases:\n")  # fmt: skip
+        cases.append(
+            f"  - id: {json.dumps(case_id)}\n    input_ref: c{index}.json\n    expect_ok: true\n"
+        )
+    contract = (
+        "tool: lookup\nassertions:\n  output_invariants:\n"
+        '    - path: $.tool_calls[0].arguments.city\n      equals: "Zurich"\n'
+        "golden_cases:\n"
+    )
     (pack / "contracts" / "lookup.yaml").write_text(contract + "".join(cases))
     return pack
-

@@ -18,11 +18,23 @@ from dataclasses import dataclass, field
 
 REGISTERED = frozenset(
     {
-        "add-mask", "add-matcher", "add-path", "debug", "echo", "endgroup", "error", "group",
-        "notice", "remove-matcher", "save-state", "set-env", "set-output", "stop-commands",
+        "add-mask",
+        "add-matcher",
+        "add-path",
+        "debug",
+        "echo",
+        "endgroup",
+        "error",
+        "group",
+        "notice",
+        "remove-matcher",
+        "save-state",
+        "set-env",
+        "set-output",
+        "stop-commands",
         "warning",
     }
-)  # fmt: skip
+)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _DATA = (("%0D", "\r"), ("%0A", "\n"), ("%25", "%"))
 _PROPERTY = (("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","), ("%25", "%"))

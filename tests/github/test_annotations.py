@@ -26,8 +26,16 @@ def test_order_is_problems_errors_then_classification_precedence_then_location(
     )
     found = collect(run, str(tmp_path), str(tmp_path))
     titles = [a.title.split(" ")[0] for a in found]
-    assert titles == ["could", "error", "wrong_tool", "schema_violation", "schema_violation",
-                      "path_not_found", "rate_limit_exceeded", "wrong_tool"]  # fmt: skip
+    assert titles == [
+        "could",
+        "error",
+        "wrong_tool",
+        "schema_violation",
+        "schema_violation",
+        "path_not_found",
+        "rate_limit_exceeded",
+        "wrong_tool",
+    ]
     assert [a.line for a in found[3:5]] == [10, 20]
     assert [a.level for a in found].count(Level.NOTICE) == 1
     assert found[-1].message.startswith("known failure (accepted by the baseline): case accepted")

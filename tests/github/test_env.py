@@ -26,7 +26,6 @@ def test_defaults_when_the_runner_sets_nothing(tmp_path: Path) -> None:
         baseline="",
         fail_on=FailOn.FAILURE,
         shard="",
-        github_token="",
         comment_author="github-actions[bot]",
         root="",
         merge=(),
@@ -39,9 +38,18 @@ def test_input_names_follow_the_runner() -> None:
     assert env.input_variable("fail-on") == "INPUT_FAIL-ON"  # hyphens survive: hence snake_case
 
 
-@pytest.mark.parametrize(("value", "expected"), [("true", True), ("True", True), ("TRUE", True),
-                                                 ("false", False), ("False", False),
-                                                 ("FALSE", False), (" true\n", True)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("true", True),
+        ("True", True),
+        ("TRUE", True),
+        ("false", False),
+        ("False", False),
+        ("FALSE", False),
+        (" true\n", True),
+    ],
+)
 def test_booleans_are_yaml_core_schema(value: str, expected: bool) -> None:
     assert env.get_bool({"INPUT_CHECK_RUN": value}, "check_run", not expected) is expected
 
@@ -125,8 +133,11 @@ def pull_request(head: str | None, base: str = "octo/repo") -> dict[str, object]
     ("head", "fork"), [("octo/repo", False), ("fork/repo", True), (None, True)]
 )
 def test_pull_request_events(tmp_path: Path, name: str, head: str | None, fork: bool) -> None:
-    environ = {"GITHUB_EVENT_NAME": name, "GITHUB_SHA": "m" * 40,
-               "GITHUB_EVENT_PATH": write_event(tmp_path, pull_request(head))}  # fmt: skip
+    environ = {
+        "GITHUB_EVENT_NAME": name,
+        "GITHUB_SHA": "m" * 40,
+        "GITHUB_EVENT_PATH": write_event(tmp_path, pull_request(head)),
+    }
     assert read_event(environ) == env.Event(name, "h" * 40, 7, fork)
 
 
@@ -142,8 +153,11 @@ def test_pull_request_events(tmp_path: Path, name: str, head: str | None, fork: 
 def test_other_events_report_on_their_commit(
     tmp_path: Path, name: str, payload: object, sha: str
 ) -> None:
-    environ = {"GITHUB_EVENT_NAME": name, "GITHUB_SHA": "s" * 40,
-               "GITHUB_EVENT_PATH": write_event(tmp_path, payload)}  # fmt: skip
+    environ = {
+        "GITHUB_EVENT_NAME": name,
+        "GITHUB_SHA": "s" * 40,
+        "GITHUB_EVENT_PATH": write_event(tmp_path, payload),
+    }
     event = read_event(environ)
     assert (event.head_sha, event.pr_number) == (sha, None)
 

@@ -24,8 +24,13 @@ def environment(
     tmp_path: Path, server: FakeGitHub | None = None, pr: int | None = 7
 ) -> dict[str, str]:
     event = tmp_path / "event.json"
-    payload = {"pull_request": {"number": pr, "head": {"sha": HEAD, "repo": {"full_name": "o/r"}},
-                                "base": {"repo": {"full_name": "o/r"}}}}  # fmt: skip
+    payload = {
+        "pull_request": {
+            "number": pr,
+            "head": {"sha": HEAD, "repo": {"full_name": "o/r"}},
+            "base": {"repo": {"full_name": "o/r"}},
+        }
+    }
     event.write_text(json.dumps(payload))
     environ = {
         "GITHUB_WORKSPACE": str(tmp_path),
@@ -36,8 +41,11 @@ def environment(
         "GITHUB_OUTPUT": str(tmp_path / "output"),
     }
     if server is not None:
-        environ |= {"GITHUB_API_URL": server.url, "GITHUB_REPOSITORY": server.repository,
-                    "INPUT_GITHUB_TOKEN": server.token}  # fmt: skip
+        environ |= {
+            "GITHUB_API_URL": server.url,
+            "GITHUB_REPOSITORY": server.repository,
+            "INPUT_GITHUB_TOKEN": server.token,
+        }
     return environ
 
 
@@ -67,10 +75,17 @@ def test_a_failing_run_annotates_summarises_and_sets_outputs(tmp_path: Path) -> 
     assert "1 passed, 2 failed, 0 errors, 0 skipped, 1 known" in log
     outputs = runner_outputs((tmp_path / "output").read_text())
     assert outputs == {
-        "total": "3", "passed": "1", "failed": "2", "errors": "0", "skipped": "0", "known": "1",
+        "total": "3",
+        "passed": "1",
+        "failed": "2",
+        "errors": "0",
+        "skipped": "0",
+        "known": "1",
         "fingerprints": json.dumps(sorted([run.cases[0].fingerprint, run.cases[2].fingerprint])),
-        "junit_path": "j.xml", "json_path": "r.json", "conclusion": "failure",
-    }  # fmt: skip
+        "junit_path": "j.xml",
+        "json_path": "r.json",
+        "conclusion": "failure",
+    }
     assert "bad" in (tmp_path / "summary.md").read_text()
 
 
@@ -101,8 +116,9 @@ def test_the_step_summary_stays_under_one_mebibyte(tmp_path: Path) -> None:
 
 def test_hostile_fixture_text_never_acts_in_the_log(tmp_path: Path) -> None:
     message = "::add-mask::x\n::error::y\r::warning::z ##[error]w %0A::set-output name=a::b"
-    run = result(failed(message, message=message), case("::stop-commands::q", Status.ERROR,
-                                                        reason=message))  # fmt: skip
+    run = result(
+        failed(message, message=message), case("::stop-commands::q", Status.ERROR, reason=message)
+    )
     log, _ = run_publish(run, PublishOptions(), environment(tmp_path))
     commands = effective(log)
     assert [c.name for c in commands] == ["error", "error"]
@@ -167,6 +183,9 @@ def test_api_refusals_degrade_to_warnings(tmp_path: Path, github_server: FakeGit
     assert len(warnings) == 2
     assert warnings[0].startswith("check run not published: GitHub API POST")
     assert "403 Resource not accessible by integration" in warnings[0]
+    assert warnings[0].endswith(
+        "(check the job's permissions: checks: write, pull-requests: write)"
+    )
     assert warnings[1].startswith("PR comment not published:")
     assert [(c.name, c.data) for c in effective(log) if c.name == "warning"] == [
         ("warning", w) for w in warnings
@@ -185,13 +204,29 @@ def test_options_from_the_command_line(tmp_path: Path) -> None:
     baseline = tmp_path / "b.json"
     baseline.write_text('{"version": 1, "fingerprints": [{"fingerprint": "0123456789ab"}]}')
     args = build_parser().parse_args(
-        ["run", "--github", "--no-annotations", "--check-run", "--junit", "j.xml",
-         "--baseline", str(baseline), "--fail-on", "never", "--root", "repo"]
-    )  # fmt: skip
+        [
+            "run",
+            "--github",
+            "--no-annotations",
+            "--check-run",
+            "--junit",
+            "j.xml",
+            "--baseline",
+            str(baseline),
+            "--fail-on",
+            "never",
+            "--root",
+            "repo",
+        ]
+    )
     assert publish_options(args) == PublishOptions(
-        annotations=False, check_run=True, junit_path="j.xml", fail_on=FailOn.NEVER,
-        baseline=frozenset({"0123456789ab"}), root="repo",
-    )  # fmt: skip
+        annotations=False,
+        check_run=True,
+        junit_path="j.xml",
+        fail_on=FailOn.NEVER,
+        baseline=frozenset({"0123456789ab"}),
+        root="repo",
+    )
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,6 @@ class ActionInputs:
     baseline: str
     fail_on: FailOn
     shard: str
-    github_token: str
     comment_author: str
     root: str
     merge: tuple[str, ...]  # results files to merge instead of running packs
@@ -117,7 +116,10 @@ def workspace(environ: Mapping[str, str]) -> str:
 
 
 def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
-    """Every input of action.yml, validated; raises InputError naming the first bad one."""
+    """The inputs of action.yml (all but github_token: see api_token), validated.
+
+    Raises InputError naming the first bad one.
+    """
     root = workspace(environ)
     return ActionInputs(
         packs=expand(split_list(get_input(environ, "packs", "packs")), root),
@@ -130,11 +132,18 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         baseline=get_input(environ, "baseline"),
         fail_on=get_fail_on(environ),
         shard=get_shard(environ),
-        github_token=get_input(environ, "github_token"),
         comment_author=get_input(environ, "comment_author", DEFAULT_AUTHOR),
         root=get_input(environ, "root"),
         merge=expand(split_list(get_input(environ, "merge")), root),
     )
+
+
+def api_token(environ: Mapping[str, str]) -> str:
+    """The token for the REST API: the action's input, else GITHUB_TOKEN (for the CLI).
+
+    Read where it is used, never put in ActionInputs or on a command line.
+    """
+    return get_input(environ, "github_token") or environ.get("GITHUB_TOKEN", "").strip()
 
 
 def write_outputs(path: str, outputs: Mapping[str, str]) -> None:

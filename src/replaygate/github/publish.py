@@ -17,7 +17,7 @@ from replaygate.report.grammar import is_blocking, totals_phrase
 from replaygate.result import RunResult
 
 if TYPE_CHECKING:
-    from replaygate.github.api import GitHubApi
+    from replaygate.github.api import GitHubApi, GitHubApiError
     from replaygate.github.checks import CheckAnnotation
 
 SUMMARY_LIMIT = 1024 * 1024  # bytes GitHub accepts of one step's summary; over it, none shows
@@ -55,7 +55,7 @@ def publish_options(args: argparse.Namespace) -> PublishOptions:
         baseline=load_baseline(Path(args.baseline)) if args.baseline else None,
         fail_on=env.FailOn(args.fail_on),
         root=getattr(args, "root", None) or "",  # `merge` has no --root
-        comment_author=getattr(args, "comment_author", None) or env.DEFAULT_AUTHOR,
+        comment_author=args.comment_author or env.DEFAULT_AUTHOR,
     )
 
 
@@ -143,9 +143,8 @@ def _step_summary(
     path = environ.get("GITHUB_STEP_SUMMARY", "")
     if not (options.step_summary and path):
         return []
-    from replaygate.report.markdown import render_markdown
-
     from replaygate.report.escape import markdown_text
+    from replaygate.report.markdown import render_markdown
 
     note = f"\n{markdown_text(_omitted_note(omitted, options).strip())}\n" if omitted else ""
     room = SUMMARY_LIMIT - _size(path) - len(note.encode("utf-8"))
@@ -194,23 +193,23 @@ def _attempt(name: str, send: Callable[[], None], event: env.Event) -> str | Non
     try:
         send()
     except GitHubApiError as error:
-        hint = ""
-        if error.permission_denied:
-            hint = (
-                " (a pull request from a fork gets a read-only token)"
-                if event.fork
-                else (" (check the workflow's permissions: checks: write, pull-requests: write)")
-            )
-        return f"{name} not published: {error}{hint}"
+        return f"{name} not published: {error}{_hint(error, event)}"
     return None
+
+
+def _hint(error: GitHubApiError, event: env.Event) -> str:
+    if not error.permission_denied:
+        return ""
+    if event.fork and event.name == "pull_request":
+        return " (a pull request from a fork gets a read-only token)"
+    return " (check the job's permissions: checks: write, pull-requests: write)"
 
 
 def _api(environ: Mapping[str, str]) -> GitHubApi:
     from replaygate.github.api import GitHubApi
 
-    token = environ.get("INPUT_GITHUB_TOKEN") or environ.get("GITHUB_TOKEN", "")
     url = environ.get("GITHUB_API_URL") or DEFAULT_API_URL
-    return GitHubApi(url, token, environ.get("GITHUB_REPOSITORY", ""))
+    return GitHubApi(url, env.api_token(environ), environ.get("GITHUB_REPOSITORY", ""))
 
 
 def _check_run(
