@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import functools
 import os
 import stat
 from collections.abc import Iterator
@@ -57,18 +58,48 @@ def resolve_inside(
         raise refuse("is not a usable path")
     if os.path.isabs(relative):
         raise refuse(f"is an absolute path; give it relative to {within}")
-    real_base = Path(os.path.realpath(base))
-    target = Path(os.path.realpath(base / relative))
-    if not target.is_relative_to(real_base):
-        lexical = Path(os.path.normpath(base / relative))
-        through = " through a symlink" if lexical.is_relative_to(os.path.normpath(base)) else ""
-        raise refuse(f"leaves {within}{through}")
-    real_root = Path(os.path.realpath(root))
-    if not target.is_relative_to(real_root):
+    real_base = _real_dir(os.fspath(base))
+    lexical = os.path.normpath(os.path.join(real_base, relative))
+    if not _inside(lexical, real_base):
+        raise refuse(f"leaves {within}")
+    target = os.path.realpath(lexical) if _has_link(real_base, lexical) else lexical
+    if not _inside(target, real_base):
+        raise refuse(f"leaves {within} through a symlink")
+    real_root = _real_dir(os.fspath(root))
+    if not _inside(target, real_root):
         raise refuse("leaves the repository")
-    if _is_git(PurePath(relative).parts) or _is_git(target.relative_to(real_root).parts):
+    if _is_git(PurePath(relative).parts) or _is_git(PurePath(target[len(real_root) :]).parts):
         raise refuse("points into a .git directory")
-    return target
+    return Path(target)
+
+
+@functools.lru_cache(maxsize=1024)
+def _real_dir(path: str) -> str:
+    """A pack's directories resolved once per process: they do not move during a run."""
+    return os.path.realpath(path)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _has_link(real_base: str, lexical: str) -> bool:
+    """Whether a component of ``lexical`` below ``real_base`` is a symlink.
+
+    Most references are a name or two below their directory: a few lstat calls
+    here spare the full realpath walk of every component from the file system root.
+    The caller opens ``lexical`` itself, so ``..`` after a symlink cannot take it elsewhere.
+    """
+    current = real_base
+    below = lexical[len(real_base) :].lstrip(os.sep)
+    for part in below.split(os.sep) if below else ():
+        current = os.path.join(current, part)
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return True
+        except OSError:
+            return False  # missing: reading it will say so
+    return False
 
 
 def _describe(base: Path, root: Path) -> str:

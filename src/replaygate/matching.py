@@ -31,8 +31,24 @@ def match_any_order(expected: int, actual: int, fits: Fits) -> dict[int, int]:
     return {i: j for j, i in owner.items()}
 
 
+def _greedy_in_order(expected: int, actual: int, fits: Fits) -> dict[int, int]:
+    pairs: dict[int, int] = {}
+    j = 0
+    for i in range(expected):
+        while j < actual and not fits(i, j):
+            j += 1
+        if j == actual:
+            break
+        pairs[i] = j
+        j += 1
+    return pairs
+
+
 def match_in_order(expected: int, actual: int, fits: Fits) -> dict[int, int]:
     """The longest in-order pairing (expected order kept, actual calls may sit in between)."""
+    greedy = _greedy_in_order(expected, actual, fits)
+    if len(greedy) == expected:  # everything paired: nothing longer exists (the common case)
+        return greedy
     # best[i][j]: most pairs using expected[i:] and actual[j:]
     best = [[0] * (actual + 1) for _ in range(expected + 1)]
     for i in range(expected - 1, -1, -1):

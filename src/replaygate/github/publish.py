@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -89,15 +90,7 @@ def conclusion(result: RunResult, fail_on: env.FailOn) -> str:
 
 
 def outputs(result: RunResult, options: PublishOptions) -> dict[str, str]:
-    totals = result.totals
-    counts = {
-        "total": totals.total,
-        "passed": totals.passed,
-        "failed": totals.failed,
-        "errors": totals.errors,
-        "skipped": totals.skipped,
-        "known": totals.known,
-    }
+    counts = dataclasses.asdict(result.totals)
     return {name: str(count) for name, count in counts.items()} | {
         "fingerprints": json.dumps(failing_fingerprints(result)),
         "junit_path": options.junit_path,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Callable, Iterable
@@ -73,15 +74,7 @@ def _plain(value: Any, depth: int) -> Any:
 
 
 def _totals(result: RunResult) -> dict[str, int]:
-    totals = result.totals
-    return {
-        "total": totals.total,
-        "passed": totals.passed,
-        "failed": totals.failed,
-        "errors": totals.errors,
-        "skipped": totals.skipped,
-        "known": totals.known,
-    }
+    return dataclasses.asdict(result.totals)
 
 
 def _pack(pack: PackSummary) -> dict[str, Any]:
