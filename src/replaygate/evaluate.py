@@ -352,6 +352,8 @@ def _result(
 ) -> CaseResult:
     if main is None and failures:
         main = primary(failures)
+    if main is not None:  # the primary failure first: reporters and annotations lead with it
+        failures = [main, *(f for f in failures if f is not main)]
     classification = main.classification if main else None
     fp = (
         fingerprint(ctx.pack_id, ctx.contract.path, ctx.case.id, main.classification, main.locator)

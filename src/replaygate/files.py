@@ -7,8 +7,8 @@ import errno
 import functools
 import os
 import stat
-from collections.abc import Iterator
-from pathlib import Path, PurePath
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from replaygate.errors import PackError
 
@@ -22,7 +22,7 @@ MAX_JSON_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 
 _SYSTEM_DIRS = ("/proc", "/sys", "/dev")
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _KINDS = {
     stat.S_IFDIR: "a directory",
     stat.S_IFCHR: "a character device",
@@ -68,7 +68,7 @@ def resolve_inside(
     real_root = _real_dir(os.fspath(root))
     if not _inside(target, real_root):
         raise refuse("leaves the repository")
-    if _is_git(PurePath(relative).parts) or _is_git(PurePath(target[len(real_root) :]).parts):
+    if _is_git(relative.split("/")) or _is_git(target[len(real_root) :].split(os.sep)):
         raise refuse("points into a .git directory")
     return Path(target)
 
@@ -111,7 +111,7 @@ def _describe(base: Path, root: Path) -> str:
     return f"the directory {shown if shown.isprintable() else repr(shown)}"
 
 
-def _is_git(parts: tuple[str, ...]) -> bool:
+def _is_git(parts: Iterable[str]) -> bool:
     # casefold: on a case-insensitive file system .GIT is the same directory
     return any(part.casefold() == ".git" for part in parts)
 
@@ -122,19 +122,16 @@ def read_text(path: Path, *, shown: str, max_bytes: int) -> str:
 
 
 def _read_bytes(path: Path, shown: str, max_bytes: int) -> bytes:
-    real = os.path.realpath(path)
-    for system_dir in _SYSTEM_DIRS:
-        if real == system_dir or real.startswith(system_dir + "/"):
-            raise PackError(shown, None, f"refusing to read a file under {system_dir}")
     try:
         # stat before opening: opening a FIFO or a device can block or have side effects
-        before = os.stat(real)
+        before = os.stat(path)
         _check_regular(before, shown, max_bytes)
-        fd = os.open(real, _OPEN_FLAGS)
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         raise PackError(shown, None, _os_problem(exc)) from None
     with os.fdopen(fd, "rb") as stream:
         after = os.fstat(stream.fileno())
+        # the file opened is the file checked, even if a symlink was swapped in between
         if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino):
             raise PackError(shown, None, "file changed while it was being read")
         data = stream.read(max_bytes + 1)
@@ -143,7 +140,29 @@ def _read_bytes(path: Path, shown: str, max_bytes: int) -> bytes:
     return data
 
 
+@functools.cache
+def _system_devices() -> dict[int, str]:
+    """The devices of /proc, /sys and /dev where they are file systems of their own.
+
+    Checking the device of the file itself, rather than its path, also catches a
+    symlink or bind mount that leads there; and costs no realpath walk per file.
+    """
+    devices: dict[int, str] = {}
+    top = os.stat("/").st_dev
+    for system_dir in _SYSTEM_DIRS:
+        try:
+            device = os.stat(system_dir).st_dev
+        except OSError:
+            continue
+        if device != top:
+            devices.setdefault(device, system_dir)
+    return devices
+
+
 def _check_regular(status: os.stat_result, shown: str, max_bytes: int) -> None:
+    system_dir = _system_devices().get(status.st_dev)
+    if system_dir is not None:
+        raise PackError(shown, None, f"refusing to read a file under {system_dir}")
     if not stat.S_ISREG(status.st_mode):
         kind = _KINDS.get(stat.S_IFMT(status.st_mode), "not a file")
         raise PackError(shown, None, f"not a regular file ({kind})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -39,14 +40,14 @@ def _fixture_path(pack: Pack, contract: Contract, case: GoldenCase) -> Path:
 def _recording(pack: Pack, case: GoldenCase) -> tuple[Path | None, str]:
     """The sidecar recording's path when one exists, and where it was looked for."""
     ref = case.input_ref.replace("\\", "/")
-    stem = ref[: -len(".json")] if ref.endswith(".json") else ref
-    candidate = pack.recordings_dir / (stem + RECORDING_SUFFIX)
+    name = (ref[: -len(".json")] if ref.endswith(".json") else ref) + RECORDING_SUFFIX
+    candidate = os.path.join(pack.recordings_dir, name)
     shown = shown_path(candidate, pack.root)
-    if not candidate.exists() and not candidate.is_symlink():
+    if not os.path.lexists(candidate):
         return None, shown
     path = files.resolve_inside(
         pack.recordings_dir,
-        stem + RECORDING_SUFFIX,
+        name,
         root=pack.root,
         what="recording",
         within="the recordings directory",

@@ -12,14 +12,21 @@ class EmbeddedJson(dict[str, Any]):
     """A JSON object parsed from a JSON string (tool-call arguments).
 
     JSONPath traversal descends into it as an object, while a path that ends on
-    it sees the original string (``raw``): arguments are a JSON string in results.
+    it sees the JSON text (``raw``): arguments are a JSON string in results.
+    Arguments recorded as an object get their text only when someone asks.
     """
 
-    __slots__ = ("raw",)
+    __slots__ = ("_raw",)
 
-    def __init__(self, parsed: dict[str, Any], raw: str) -> None:
+    def __init__(self, parsed: dict[str, Any], raw: str | None = None) -> None:
         super().__init__(parsed)
-        self.raw = raw
+        self._raw = raw
+
+    @property
+    def raw(self) -> str:
+        if self._raw is None:
+            self._raw = json.dumps(self, ensure_ascii=False, separators=(",", ":"))
+        return self._raw
 
 
 class EmbeddedJsonList(list[Any]):
@@ -50,10 +57,11 @@ class ToolCall:
     malformed: str | None  # why the arguments are not a JSON object, or None
 
 
-def _flat(item: Any, where: str) -> Mapping[str, Any]:
+def _flat(item: Any, where: str, index: int) -> Mapping[str, Any]:
     """A tool or tool call as {name, ...}: flat, OpenAI-wrapped or Anthropic tool_use."""
     if not isinstance(item, Mapping):
-        raise FixtureShapeError(f"{where}: expected an object, got {type(item).__name__}")
+        kind = type(item).__name__
+        raise FixtureShapeError(f"{where}[{index}]: expected an object, got {kind}")
     inner = item.get("function")
     if isinstance(inner, Mapping):
         merged = {k: v for k, v in item.items() if k not in ("function", "type")}
@@ -66,10 +74,7 @@ def _flat(item: Any, where: str) -> Mapping[str, Any]:
 
 def _arguments(raw: Any) -> tuple[Any, str | None]:
     if isinstance(raw, Mapping):
-        parsed = dict(raw)
-        return EmbeddedJson(
-            parsed, json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
-        ), None
+        return EmbeddedJson(dict(raw)), None
     if not isinstance(raw, str):
         return raw, f"arguments must be a JSON object or a JSON string, got {type(raw).__name__}"
     try:
@@ -85,8 +90,7 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def tool_call(item: Any, index: int) -> ToolCall:
-    flat = _flat(item, f"response.tool_calls[{index}]")
+def _tool_call(flat: Mapping[str, Any], index: int) -> ToolCall:
     name = flat.get("name")
     if not isinstance(name, str) or not name:
         raise FixtureShapeError(f"response.tool_calls[{index}]: missing tool name")
@@ -102,7 +106,8 @@ def normalize_response(response: Any) -> tuple[dict[str, Any], tuple[ToolCall, .
     raw_calls = [] if raw_calls is None else raw_calls
     if not isinstance(raw_calls, list):
         raise FixtureShapeError("response.tool_calls: expected a list")
-    calls = tuple(tool_call(item, index) for index, item in enumerate(raw_calls))
+    flats = [_flat(item, "response.tool_calls", index) for index, item in enumerate(raw_calls)]
+    calls = tuple(_tool_call(flat, index) for index, flat in enumerate(flats))
     error = response.get("error")
     success = response.get("success", error is None)
     if not isinstance(success, bool):
@@ -111,18 +116,12 @@ def normalize_response(response: Any) -> tuple[dict[str, Any], tuple[ToolCall, .
     document.update(
         success=success,
         tool_calls=[
-            {**_call_extras(raw), "name": c.name, "arguments": c.arguments}
-            for raw, c in zip(raw_calls, calls, strict=True)
+            {**flat, "arguments": call.arguments} for flat, call in zip(flats, calls, strict=True)
         ],
         content=response.get("content"),
         error=error,
     )
     return document, calls
-
-
-def _call_extras(raw: Any) -> dict[str, Any]:
-    flat = _flat(raw, "tool call")
-    return {k: v for k, v in flat.items() if k not in ("name", "arguments")}
 
 
 def normalize_request(request: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -135,7 +134,7 @@ def normalize_request(request: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     raw_tools = [] if raw_tools is None else raw_tools
     if not isinstance(raw_tools, list):
         raise FixtureShapeError("request.tools: expected a list")
-    tools = [dict(_flat(tool, f"request.tools[{i}]")) for i, tool in enumerate(raw_tools)]
+    tools = [dict(_flat(tool, "request.tools", i)) for i, tool in enumerate(raw_tools)]
     for tool in tools:  # Anthropic names the schema input_schema
         if "parameters" not in tool and "input_schema" in tool:
             tool["parameters"] = tool.pop("input_schema")

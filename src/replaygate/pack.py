@@ -40,12 +40,14 @@ class Pack:
         return PackSummary(self.pack_id, self.name, self.shown, len(self.contracts))
 
 
-def shown_path(path: Path, root: Path) -> str:
+def shown_path(path: Path | str, root: Path | str) -> str:
     """``path`` relative to ``root`` with forward slashes, or as given when outside it."""
-    try:
-        return path.relative_to(root).as_posix() or "."
-    except ValueError:
-        return path.as_posix()
+    text, top = os.fspath(path), os.fspath(root).rstrip(os.sep)
+    if text == top:
+        return "."
+    if text.startswith(top + os.sep):
+        text = text[len(top) + 1 :]
+    return text.replace(os.sep, "/")
 
 
 def find_packs(targets: Sequence[str], cwd: Path) -> tuple[list[Path], list[Problem]]:

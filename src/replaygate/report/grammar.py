@@ -65,7 +65,10 @@ def case_line(case: CaseResult, *, classification: bool = True, fingerprint: boo
 
 
 def case_message(case: CaseResult) -> str:
-    """The primary failure's message, else the case's reason, else a default by status."""
+    """The primary failure's message (with the reason a negative case failed), else the
+    case's reason, else a default by status."""
+    if case.failures and case.reason and case.status is Status.FAILED:
+        return f"{case.failures[0].message} ({case.reason})"
     if case.failures:
         return case.failures[0].message
     return case.reason or _DEFAULT_MESSAGE.get(case.status, case.status.value)
