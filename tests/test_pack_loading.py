@@ -64,6 +64,14 @@ def test_a_good_pack_loads(tmp_path: Path) -> None:
             "packs/p/contracts/c.yaml:2: tool_order: Input should be 'any' or 'strict'",
         ),
         ("tool: [", "packs/p/contracts/c.yaml:"),
+        (
+            CONTRACT.replace("tool: get_weather", "tool: get_weather\non: push"),
+            "packs/p/contracts/c.yaml:2: a key is read as true by YAML",
+        ),
+        (
+            CONTRACT.replace("equals: Bern", "equals: 2024-01-01"),
+            "packs/p/contracts/c.yaml:6: `2024-01-01` is read as a date; quote it",
+        ),
         ("- just\n- a list\n", "packs/p/contracts/c.yaml:1: a contract must be a mapping"),
         (
             CONTRACT.replace("  - id: ok", "  - id: ok\n    expected_error: wrong_tool"),

@@ -151,6 +151,14 @@ def describe_error(error: Any) -> str:
         close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.75)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         return f"unknown key '{key}'{hint}"
+    if kind == "invalid_key":
+        key = error["input"]
+        if isinstance(key, bool):
+            return (
+                f"a key is read as {str(key).lower()} by YAML (yes/no/on/off are "
+                "booleans there); quote it"
+            )
+        return f"keys must be strings, got {_short(key)}; quote it"
     if kind == "missing":
         return f"{format_loc(loc)}: required key is missing"
     if kind in _TYPE_WORDS:
