@@ -78,7 +78,7 @@ def _arguments(raw: Any) -> tuple[Any, str | None]:
     if not isinstance(raw, str):
         return raw, f"arguments must be a JSON object or a JSON string, got {type(raw).__name__}"
     try:
-        parsed = json.loads(raw or "{}", parse_constant=_refuse_constant)
+        parsed = _ARGUMENTS.decode(raw or "{}")
     except (ValueError, RecursionError) as exc:
         return raw, f"arguments are not valid JSON: {str(exc)[:120]}"
     if not isinstance(parsed, dict):
@@ -88,6 +88,10 @@ def _arguments(raw: Any) -> tuple[Any, str | None]:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+# One decoder for all arguments: json.loads(..., parse_constant=...) builds a new one per call.
+_ARGUMENTS = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 def _tool_call(flat: Mapping[str, Any], index: int) -> ToolCall:

@@ -29,7 +29,7 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
         "--fail-on",
         choices=("failure", "never"),
         default="failure",
-        help="exit 1 on a failed or errored case (default), or never",
+        help="exit 1 on a failed or errored case (default), or never (load problems still exit 2)",
     )
     gh = parser.add_argument_group("GitHub (used by the action)")
     gh.add_argument(

@@ -15,6 +15,8 @@ from jsonschema import validators
 from replaygate.operators import OPERATORS, REGEX_TIMEOUT_S
 
 MAX_ERRORS_PER_CALL = 10
+# The cache key of a schema; one encoder, since json.dumps(..., sort_keys=True) builds one per call.
+_CANONICAL = json.JSONEncoder(sort_keys=True)
 
 
 class InvalidToolSchema(ValueError):
@@ -104,7 +106,7 @@ def violations(
     more than running one. jsonschema-rs answers "valid?" about 60x faster than
     jsonschema, so jsonschema only runs, to explain, when the answer is no.
     """
-    checkers = _validators(json.dumps(schema, sort_keys=True))
+    checkers = _validators(_CANONICAL.encode(schema))
     if checkers.fast is not None and checkers.fast.is_valid(arguments):
         return
     validator = checkers.full

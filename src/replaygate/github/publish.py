@@ -83,8 +83,14 @@ def publish(
 
 
 def conclusion(result: RunResult, fail_on: env.FailOn) -> str:
-    """The check's conclusion: success, failure, or neutral when failures do not fail the job."""
-    if not (result.problems or any(is_blocking(case) for case in result.cases)):
+    """The check's conclusion: success, failure, or neutral when failures do not fail the job.
+
+    A pack that cannot be loaded is a failure whatever ``fail_on`` says: nothing in
+    it was checked (the exit code is 2 then, too).
+    """
+    if result.problems:
+        return "failure"
+    if not any(is_blocking(case) for case in result.cases):
         return "success"
     return "failure" if fail_on is env.FailOn.FAILURE else "neutral"
 
