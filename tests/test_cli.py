@@ -159,3 +159,40 @@ def test_validate_reports_fixture_problems(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "packs/p/golden/ok.json:1: invalid JSON" in done.stderr
     assert "1 packs, 1 contracts, 1 cases, 1 problems" in done.stdout
+
+
+def test_parallel_evaluation_gives_the_serial_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import UTC, datetime
+
+    from replaygate import engine
+
+    cases = "".join(
+        f"  - id: c{i}\n    input_ref: {'bad' if i % 3 else 'ok'}.json\n    expect_ok: true\n"
+        for i in range(40)
+    )
+    contract = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
+    bad = fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])
+    make_pack(tmp_path, contract=contract, fixtures={"ok.json": fixture(), "bad.json": bad})
+    monkeypatch.setattr(engine, "PARALLEL_MIN_CASES", 1)
+    monkeypatch.setattr(engine, "CHUNK_CASES", 3)
+    loaded = engine.load_packs(["packs"], cwd=tmp_path, root=None, now=datetime.now(UTC))
+    assert engine._can_fork(2, 40), "the parallel path must be the one under test"
+    serial = engine.run_packs(loaded, {}, jobs=1).cases
+    parallel = engine.run_packs(loaded, {}, jobs=2).cases
+
+    def strip(case: object) -> tuple[object, ...]:
+        return tuple(v for k, v in vars_of(case).items() if k != "duration_s")
+
+    assert [strip(c) for c in parallel] == [strip(c) for c in serial]
+    assert sum(c.status == "failed" for c in serial) == 26
+
+
+def vars_of(case: object) -> dict[str, object]:
+    return {name: getattr(case, name) for name in case.__slots__}  # type: ignore[attr-defined]
+
+
+def test_jobs_must_be_positive(tmp_path: Path) -> None:
+    done = run(["run", "--jobs", "0"], tmp_path)
+    assert done.returncode == 2 and "--jobs: must be a whole number of at least 1" in done.stderr

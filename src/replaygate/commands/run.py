@@ -35,7 +35,24 @@ def add_parser(sub: Any) -> None:
         help="where responses come from (only 'recorded' for now)",
     )
     parser.add_argument("--shard", metavar="K/N", help="run only shard K of N (for a job matrix)")
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=0,
+        metavar="N",
+        help="processes that evaluate cases (default: one per CPU, for runs of 2000+ cases)",
+    )
     add_report_options(parser)
+
+
+def _jobs(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
+def _default_jobs() -> int:
+    return min(len(os.sched_getaffinity(0)), 8) if hasattr(os, "sched_getaffinity") else 1
 
 
 def main(args: argparse.Namespace) -> int:
@@ -49,7 +66,7 @@ def main(args: argparse.Namespace) -> int:
     if shard is not None:
         chosen = shard.select(case_keys(loaded.packs))
         select = chosen.__contains__
-    result = run_packs(loaded, dict(os.environ), select)
+    result = run_packs(loaded, dict(os.environ), select, jobs=args.jobs or _default_jobs())
     if shard is not None:
         result.meta["shard"] = {"index": shard.index, "count": shard.count}
     result = apply_baseline(result, args.baseline)
