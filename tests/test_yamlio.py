@@ -13,14 +13,13 @@ import yaml
 
 from replaygate.errors import PackError
 from replaygate.files import MAX_DEPTH
+from replaygate.jsonio import load_json, parse_json
 from replaygate.yamlio import (
     YamlMap,
     YamlSeq,
     describe_surprise,
     line_of,
-    load_json,
     load_yaml,
-    parse_json,
     parse_yaml,
     surprise_at,
     value_at,

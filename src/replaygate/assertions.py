@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from replaygate.errors import PackError
 from replaygate.jsonpath import CompiledPath, PathTooBroad, compile_path
-from replaygate.operators import MODIFIERS, OPERATORS, CheckError, Operator, short, suggestion
+from replaygate.operators import MODIFIERS, OPERATORS, CheckError, Operator
+from replaygate.values import short, suggestion
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from replaygate.evaluate import CaseContext, evaluate_case
+from replaygate.case import CaseContext
+from replaygate.evaluate import evaluate_case
 from replaygate.fixtures import load_case_input
 from replaygate.pack import Pack, find_packs, load_pack
 from replaygate.result import CaseResult, Problem, RunResult

@@ -4,222 +4,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from replaygate.assertions import Assertion, Mismatch, evaluate_assertion
-from replaygate.classify import primary, unmatched_call_class
-from replaygate.contract import Contract, ExpectedCall, GoldenCase
+from replaygate.calls import check_calls
+from replaygate.case import CaseContext, CaseInput, CaseUndecidable, Collector, check_invariants
+from replaygate.classify import primary
 from replaygate.fingerprint import fingerprint
-from replaygate.matching import match_calls
-from replaygate.normalize import ToolCall
 from replaygate.result import CaseResult, Classification, Failure, Status
-from replaygate.toolschema import InvalidToolSchema, violations
 
 RECORDED = "recorded"
-
-
-@dataclass(frozen=True, slots=True)
-class CaseInput:
-    """A golden case's normalised request and response, as loaded from its files."""
-
-    request: dict[str, Any]
-    schemas: Mapping[str, Mapping[str, Any]]
-    response: dict[str, Any] | None  # None: no recording and no embedded response
-    calls: tuple[ToolCall, ...]
-    looked_in: str  # where a recording was looked for, for recording_not_found
-
-
-@dataclass(frozen=True, slots=True)
-class CaseContext:
-    pack_id: str
-    pack_dir: str
-    contract: Contract
-    case: GoldenCase
-    env: Mapping[str, str]
-    allowlisted: str | None = None  # the NR allowlist's reason, when the contract is listed
-
-
-class CaseUndecidable(Exception):
-    """A check could not be decided (a regex ran out of time): the case errors."""
-
-
-@dataclass
-class _Collector:
-    ctx: CaseContext
-    failures: list[Failure] = field(default_factory=list)
-
-    def add(self, classification: str, message: str, locator: str, line: int, **extra: Any) -> None:
-        self.failures.append(
-            Failure(classification, message, locator, self.ctx.contract.file, line, **extra)
-        )
-
-    def mismatch(self, assertion: Assertion, m: Mismatch, *, absent_class: str) -> None:
-        if m.kind == "error":
-            raise CaseUndecidable(f"{assertion.locator}:{m.operator}: {m.message}")
-        classification = (
-            absent_class if m.kind == "path_not_found" else Classification.SCHEMA_VIOLATION
-        )
-        self.add(
-            classification,
-            m.message,
-            f"{assertion.locator}:{m.operator}",
-            m.line,
-            path=assertion.path.text,
-            operator=m.operator,
-            expected=m.expected,
-            actual=m.actual,
-        )
-
-
-def _check_invariants(
-    col: _Collector, assertions: Sequence[Assertion], document: Any, absent: str
-) -> None:
-    for assertion in assertions:
-        for m in evaluate_assertion(assertion, document, col.ctx.env):
-            col.mismatch(assertion, m, absent_class=absent)
-
-
-def _malformed(col: _Collector, calls: Sequence[ToolCall]) -> None:
-    for index, call in enumerate(calls):
-        if call.malformed:
-            col.add(
-                Classification.MALFORMED_ARGUMENTS,
-                f"'{call.name}': {call.malformed}",
-                f"tool_calls[{call.name}].arguments",
-                col.ctx.case.line,
-                path=f"$.tool_calls[{index}].arguments",
-                actual=call.arguments,
-            )
-
-
-def _tool_schemas(col: _Collector, calls: Sequence[ToolCall], schemas: Mapping[str, Any]) -> None:
-    for index, call in enumerate(calls):
-        schema = schemas.get(call.name)
-        if schema is None or call.malformed:
-            continue
-        try:
-            found = list(violations(schema, call.arguments))
-        except InvalidToolSchema as exc:
-            raise CaseUndecidable(f"tool '{call.name}': {exc}") from None
-        for v in found:
-            col.add(
-                Classification.SCHEMA_VIOLATION,
-                f"'{call.name}' arguments {v.path}: {v.message}",
-                f"tool_schema.{call.name}:{v.keyword}",
-                col.ctx.case.line,
-                path=f"$.tool_calls[{index}].arguments",
-                operator=v.keyword,
-            )
-
-
-class _CallMatcher:
-    """Matches expected calls to actual calls and explains every expected call left unmatched."""
-
-    def __init__(self, col: _Collector, calls: Sequence[ToolCall]) -> None:
-        self.col = col
-        self.calls = calls
-        self.expected = col.ctx.contract.expected_calls
-        self._cache: dict[tuple[int, int], list[tuple[Assertion, Mismatch]]] = {}
-
-    def mismatches(self, i: int, j: int) -> list[tuple[Assertion, Mismatch]]:
-        if (i, j) not in self._cache:
-            args = self.calls[j].arguments
-            self._cache[(i, j)] = [
-                (a, m)
-                for a in self.expected[i].invariants
-                for m in evaluate_assertion(a, args, self.col.ctx.env)
-            ]
-        return self._cache[(i, j)]
-
-    def holds(self, i: int, j: int) -> bool:
-        return self.calls[j].malformed is None and not self.mismatches(i, j)
-
-    def run(self) -> None:
-        contract = self.col.ctx.contract
-        names = [call.name for call in self.calls]
-        pairs = match_calls(
-            [e.name for e in self.expected], names, self.holds, strict_order=contract.strict_order
-        )
-        leftover = [j for j in range(len(self.calls)) if j not in pairs.values()]
-        unmatched = [i for i in range(len(self.expected)) if i not in pairs]
-        left_names = {self.calls[j].name for j in leftover}
-        # pass_threshold forgives tools that were not called, never a call that was made wrong
-        not_called = [i for i in unmatched if self.expected[i].name not in left_names]
-        forgiven = set(not_called) if len(not_called) <= contract.allowed_misses else set()
-        claimed: set[int] = set()
-        for i in unmatched:
-            if i not in forgiven:
-                self._explain(i, leftover, claimed)
-        if contract.strict_match:
-            self._extra_calls([j for j in leftover if j not in claimed])
-
-    def _explain(self, i: int, leftover: list[int], claimed: set[int]) -> None:
-        expected = self.expected[i]
-        same = [j for j in leftover if self.calls[j].name == expected.name and j not in claimed]
-        unexpected = [
-            self.calls[j].name
-            for j in leftover
-            if self.calls[j].name not in self.col.ctx.contract.expected_names
-        ]
-        kind = unmatched_call_class(
-            expected.name,
-            any_calls=bool(self.calls),
-            leftover_names=[self.calls[j].name for j in same],
-            unexpected_names=unexpected,
-        )
-        if kind is Classification.SCHEMA_VIOLATION:
-            self._same_name(expected, i, same, claimed)
-        elif kind is Classification.WRONG_TOOL:
-            called = ", ".join(sorted(set(unexpected)))
-            self.col.add(
-                kind,
-                f"expected a call to '{expected.name}', but the model called {called}",
-                expected.locator,
-                expected.line,
-                expected=expected.name,
-                actual=called,
-            )
-        else:
-            why = "no tool was called" if not self.calls else f"'{expected.name}' was not called"
-            self.col.add(kind, why, expected.locator, expected.line, expected=expected.name)
-
-    def _same_name(
-        self, expected: ExpectedCall, i: int, same: list[int], claimed: set[int]
-    ) -> None:
-        j = min(
-            same, key=lambda j: (self.calls[j].malformed is not None, len(self.mismatches(i, j)))
-        )
-        claimed.add(j)
-        if self.calls[j].malformed:
-            return  # already reported as malformed_arguments
-        found = self.mismatches(i, j)
-        if not found:  # invariants hold: only the order was wrong
-            self.col.add(
-                Classification.WRONG_TOOL,
-                f"'{expected.name}' was called out of order (tool_order: strict)",
-                f"{expected.locator}:tool_order",
-                expected.line,
-                expected=expected.name,
-            )
-            return
-        for assertion, m in found:
-            self.col.mismatch(assertion, m, absent_class=Classification.SCHEMA_VIOLATION)
-
-    def _extra_calls(self, extra: list[int]) -> None:
-        contract = self.col.ctx.contract
-        line = contract.lines.get("tool_call_match_mode", self.col.ctx.case.line)
-        for j in extra:
-            name = self.calls[j].name
-            known = name in contract.expected_names
-            why = "one call too many to" if known else "unexpected call to"
-            self.col.add(
-                Classification.WRONG_TOOL,
-                f"{why} '{name}' (tool_call_match_mode: strict)",
-                "tool_call_match_mode",
-                line,
-                actual=name,
-            )
 
 
 def _recorded_error(error: Any) -> tuple[str | None, str]:
@@ -233,7 +26,7 @@ def _recorded_error(error: Any) -> tuple[str | None, str]:
     )
 
 
-def _observe(col: _Collector, source: CaseInput) -> str | None:
+def _observe(col: Collector, source: CaseInput) -> str | None:
     """Collect the failures of a recorded response; returns a recorded error code, if any."""
     ctx = col.ctx
     response = source.response
@@ -256,11 +49,9 @@ def _observe(col: _Collector, source: CaseInput) -> str | None:
             actual=response.get("error"),
         )
         return code
-    _malformed(col, source.calls)
-    _CallMatcher(col, source.calls).run()
-    _tool_schemas(col, source.calls, source.schemas)
-    _check_invariants(col, ctx.contract.output_invariants, response, Classification.PATH_NOT_FOUND)
-    _check_invariants(
+    check_calls(col, source.calls, source.schemas)
+    check_invariants(col, ctx.contract.output_invariants, response, Classification.PATH_NOT_FOUND)
+    check_invariants(
         col, ctx.contract.input_invariants, source.request, Classification.PATH_NOT_FOUND
     )
     return None
@@ -274,7 +65,7 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
         return _result(ctx, Status.SKIPPED, started, reason="provider_modes excludes 'recorded'")
     if isinstance(source, str):
         return _result(ctx, Status.ERROR, started, reason=source)
-    col = _Collector(ctx)
+    col = Collector(ctx)
     try:
         code = _observe(col, source)
     except CaseUndecidable as exc:

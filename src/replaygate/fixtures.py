@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from replaygate import files, yamlio
+from replaygate import files, jsonio
+from replaygate.case import CaseInput
 from replaygate.contract import Contract, GoldenCase
 from replaygate.errors import PackError
-from replaygate.evaluate import CaseInput
 from replaygate.normalize import FixtureShapeError, normalize_request, normalize_response
 from replaygate.pack import Pack, shown_path
 
@@ -61,7 +61,7 @@ def _response(pack: Pack, case: GoldenCase, fixture: Mapping[str, Any]) -> tuple
     path, shown = _recording(pack, case)
     if path is None:
         return fixture.get("response"), shown
-    recording = yamlio.load_json(path, shown=shown)
+    recording = jsonio.load_json(path, shown=shown)
     if not isinstance(recording, Mapping) or not isinstance(recording.get("response"), Mapping):
         raise PackError(shown, None, "a recording must be an object with a 'response' object")
     return recording["response"], shown
@@ -72,7 +72,7 @@ def load_case_input(pack: Pack, contract: Contract, case: GoldenCase) -> CaseInp
     try:
         path = _fixture_path(pack, contract, case)
         shown = shown_path(path, pack.root)
-        fixture = yamlio.load_json(path, shown=shown)
+        fixture = jsonio.load_json(path, shown=shown)
         if not isinstance(fixture, Mapping):
             raise PackError(shown, 1, "a fixture must be a JSON object")
         response, looked_in = _response(pack, case, fixture)

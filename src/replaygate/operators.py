@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
-import itertools
 import math
 import re
-import reprlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from re import _parser as sre_parse  # type: ignore[attr-defined]  # no public regex parser
@@ -15,9 +12,10 @@ from typing import Any
 
 import regex
 
+from replaygate.values import is_number, non_json, short, strict_equal, suggestion
+
 REGEX_TIMEOUT_S = 0.25  # per search; a longer one is an "error" mismatch
 MAX_REGEX_UNITS = 10_000  # `regex` expands counted repeats at compile time (a{10**9}: 260 GB)
-MAX_REPR = 200
 
 Env = Mapping[str, str]
 
@@ -43,93 +41,12 @@ class Operator:
     presence: bool = False
 
 
-# --- values ---------------------------------------------------------------------------
-
-
-class _Repr(reprlib.Repr):
-    def repr_dict(self, x: dict[Any, Any], level: int) -> str:  # keys in document order
-        if not x or level <= 0:
-            return "{...}" if x else "{}"
-        pairs = itertools.islice(x.items(), self.maxdict)
-        items = [f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}" for k, v in pairs]
-        return "{" + ", ".join(items + ["..."] * (len(x) > self.maxdict)) + "}"
-
-    repr_EmbeddedJson = repr_dict  # tool-call arguments nested in a reported value
-    repr_EmbeddedJsonList = reprlib.Repr.repr_list
-
-
-_REPR = _Repr()
-_REPR.maxstring = _REPR.maxother = MAX_REPR
-_REPR.maxlist = _REPR.maxdict = 20
-_REPR.maxlevel = 6
-
-
-def short(value: Any) -> str:
-    """repr() cut to about MAX_REPR characters, so a 1 MB string does not flood a report."""
-    text = _REPR.repr(value)
-    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
-
-
-def suggestion(word: object, choices: Iterable[str]) -> str:
-    """' (did you mean 'x'?)' for the closest choice, or ''."""
-    close = difflib.get_close_matches(str(word), list(choices), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def strict_equal(left: Any, right: Any) -> bool:
-    """JSON equality: True is not 1, 1 equals 1.0, arrays and objects compared deeply."""
-    pairs = [(left, right)]
-    while pairs:
-        a, b = pairs.pop()
-        if isinstance(a, bool) or isinstance(b, bool):
-            if a is not b:
-                return False
-        elif isinstance(a, list) and isinstance(b, list):
-            if len(a) != len(b):
-                return False
-            pairs.extend(zip(a, b, strict=True))
-        elif isinstance(a, dict) and isinstance(b, dict):
-            if a.keys() != b.keys():
-                return False
-            pairs.extend((value, b[key]) for key, value in a.items())
-        elif isinstance(a, list | dict) or isinstance(b, list | dict) or a != b:
-            return False
-    return True
-
-
-def _non_json(value: Any) -> str | None:
-    """repr of the first part of ``value`` that is not JSON data (a YAML date, NaN), or None."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            bad_keys = [key for key in item if not isinstance(key, str)]
-            if bad_keys:
-                return f"key {short(bad_keys[0])}"
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif not _json_scalar(item):
-            return short(item)
-    return None
-
-
-def _json_scalar(item: Any) -> bool:
-    if isinstance(item, float):
-        return math.isfinite(item)
-    return item is None or isinstance(item, str | int)
-
-
 # --- prepare: validate a contract value (ValueError with a one-line message) -------------
 
 
 def _data(name: str) -> Callable[[Any], Any]:
     def prepare(value: Any) -> Any:
-        bad = _non_json(value)
+        bad = non_json(value)
         if bad is not None:
             raise ValueError(f"{name} must be JSON data, got {bad}: quote it")
         return value

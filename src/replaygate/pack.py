@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from replaygate import files, yamlio
+from replaygate import files, jsonio, yamlio
 from replaygate.contract import Contract, compile_contract
 from replaygate.errors import PackError
 from replaygate.model import AllowlistModel, ContractModel, PackModel, validation_errors
@@ -162,7 +162,7 @@ def _allowlist(
         return {}
     shown = shown_path(path, root)
     try:
-        model = _validate(AllowlistModel, yamlio.load_json(path, shown=shown), shown)
+        model = _validate(AllowlistModel, jsonio.load_json(path, shown=shown), shown)
     except PackError as exc:
         problems.append(Problem(exc.file, exc.line, exc.message))
         return {}

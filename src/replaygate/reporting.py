@@ -10,7 +10,7 @@ from typing import TextIO
 
 from replaygate.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
 from replaygate.reportfiles import write_atomic
-from replaygate.result import RunResult, Status
+from replaygate.result import RunResult
 
 SUMMARY_NOTE = "the JUnit and JSON result files"
 
@@ -53,22 +53,29 @@ def exit_code(result: RunResult, fail_on: str) -> int:
         return EXIT_CONFIG
     if fail_on == "never":
         return EXIT_OK
-    failing = any(
-        case.status is Status.ERROR or (case.status is Status.FAILED and not case.known)
-        for case in result.cases
-    )
-    return EXIT_FAILED if failing else EXIT_OK
+    from replaygate.report.grammar import is_blocking
+
+    return EXIT_FAILED if any(is_blocking(case) for case in result.cases) else EXIT_OK
 
 
-def apply_baseline(result: RunResult, path: str | None) -> RunResult:
-    if not path:
-        return result
-    from replaygate import baseline
+def finish(result: RunResult, args: argparse.Namespace) -> int:
+    """Apply the baseline, write and publish the reports; the exit code of `run` and `merge`."""
+    accepted: frozenset[str] | None = None
+    if args.baseline:
+        from replaygate import baseline
 
-    return baseline.apply_baseline(result, baseline.load_baseline(Path(path)))
+        accepted = baseline.load_baseline(Path(args.baseline))
+        result = baseline.apply_baseline(result, accepted)
+    emit(result, args, accepted)
+    return exit_code(result, args.fail_on)
 
 
-def emit(result: RunResult, args: argparse.Namespace, stdout: TextIO | None = None) -> None:
+def emit(
+    result: RunResult,
+    args: argparse.Namespace,
+    accepted: frozenset[str] | None = None,
+    stdout: TextIO | None = None,
+) -> None:
     """Write the requested report files, print the terminal report, publish to GitHub."""
     from replaygate.report.json import render_json
     from replaygate.report.junit import render_junit
@@ -85,7 +92,7 @@ def emit(result: RunResult, args: argparse.Namespace, stdout: TextIO | None = No
     if args.github:
         from replaygate.github.publish import publish, publish_options
 
-        publish(result, publish_options(args), os.environ, out)  # prints its own warnings
+        publish(result, publish_options(args, accepted), os.environ, out)  # prints its warnings
     else:
         out.write(render_text(result, color=out.isatty()))
     out.flush()

@@ -1,15 +1,12 @@
-"""YAML and JSON loading that keeps source lines and refuses what would surprise or harm us."""
+"""YAML loading, the only `import yaml`: keeps source lines, refuses what would surprise or harm."""
 
 from __future__ import annotations
 
-import json
 import math
-import re
-import sys
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import yaml
 from yaml.events import (
@@ -25,7 +22,7 @@ from yaml.nodes import ScalarNode
 from yaml.reader import ReaderError
 
 from replaygate.errors import PackError
-from replaygate.files import MAX_DEPTH, MAX_JSON_BYTES, MAX_YAML_BYTES, read_text
+from replaygate.files import MAX_DEPTH, MAX_YAML_BYTES, read_text
 
 try:
     from yaml import CSafeLoader as _BaseLoader
@@ -260,101 +257,6 @@ def _reader_problem(exc: ReaderError, text: str, shown: str) -> PackError:
 
 def _one_line(message: str) -> str:
     return " ".join(message.split())
-
-
-class _JsonProblem(ValueError):
-    """NaN, Infinity or a duplicate key: located afterwards by _locate_json_problem."""
-
-
-def _refuse_constant(name: str) -> NoReturn:
-    raise _JsonProblem(name)
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise _JsonProblem("duplicate key")
-    return result
-
-
-_JSON = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_unique_pairs)
-_JSON_TOKEN = re.compile(
-    r"""(?P<string>"[^"\\]*(?:\\.[^"\\]*)*")(?P<colon>\s*:)?
-    | (?P<open>[\[{]) | (?P<close>[\]}])
-    | (?P<constant>-?Infinity|NaN)
-    | (?P<number>-?[0-9]+(?P<fraction>[.eE][-+.eE0-9]*)?)""",
-    re.VERBOSE,
-)
-
-
-def load_json(path: Path, *, shown: str) -> Any:
-    """The JSON value in ``path`` as plain dicts and lists."""
-    return parse_json(read_text(path, shown=shown, max_bytes=MAX_JSON_BYTES), shown=shown)
-
-
-def parse_json(text: str, *, shown: str) -> Any:
-    """The JSON value in ``text``; NaN, Infinity, duplicate keys and deep nesting are refused."""
-    try:
-        value = _JSON.decode(text)
-    except json.JSONDecodeError as exc:
-        if not text.strip():
-            raise PackError(shown, None, "file is empty") from None
-        message = f"invalid JSON: {exc.msg} (column {exc.colno})"
-        raise PackError(shown, exc.lineno, message) from None
-    except (ValueError, RecursionError):  # our refusals, too deep for the C scanner, huge ints
-        raise _locate_json_problem(text, shown) from None
-    if _json_depth_exceeds(value):
-        raise _locate_json_problem(text, shown)
-    return value
-
-
-def _json_depth_exceeds(value: Any) -> bool:
-    level = [value] if type(value) is dict or type(value) is list else []
-    for _ in range(MAX_DEPTH):
-        below = []
-        for container in level:
-            for item in container.values() if type(container) is dict else container:
-                if type(item) is dict or type(item) is list:
-                    below.append(item)
-        if not below:
-            return False
-        level = below
-    return True
-
-
-def _locate_json_problem(text: str, shown: str) -> PackError:
-    """The first refused construct in ``text`` (which parses up to it), with its line."""
-    open_keys: list[set[str] | None] = []  # per open container: keys seen (objects only)
-    line, counted = 1, 0
-    for token in _JSON_TOKEN.finditer(text):
-        line, counted = line + text.count("\n", counted, token.start()), token.start()
-        problem = _json_token_problem(token, open_keys)
-        if problem:
-            return PackError(shown, line, problem)
-    return PackError(shown, None, "invalid JSON")
-
-
-def _json_token_problem(token: re.Match[str], open_keys: list[set[str] | None]) -> str | None:
-    if token["open"]:
-        open_keys.append(set() if token["open"] == "{" else None)
-        return f"nesting is deeper than {MAX_DEPTH} levels" if len(open_keys) > MAX_DEPTH else None
-    if token["close"]:
-        open_keys.pop()
-    elif token["colon"] and open_keys and (seen := open_keys[-1]) is not None:
-        key: str = json.loads(token["string"])
-        if key in seen:
-            return f"duplicate key {key!r}"
-        seen.add(key)
-    elif token["constant"]:
-        return f"{token['constant']} is not valid JSON; write a number, a string or null"
-    elif token["number"] and not token["fraction"] and _too_long(token["number"]):
-        return f"invalid JSON: a number has more than {sys.get_int_max_str_digits()} digits"
-    return None
-
-
-def _too_long(integer: str) -> bool:
-    limit = sys.get_int_max_str_digits()  # 0: no limit
-    return 0 < limit < len(integer.lstrip("-"))
 
 
 def line_of(data: Any, loc: Sequence[str | int]) -> int | None:

@@ -10,6 +10,7 @@ import pytest
 from runner_oracle import effective, runner_outputs
 
 from fake_github import BOT, FakeGitHub, not_accessible
+from replaygate.baseline import load_baseline
 from replaygate.cli import build_parser
 from replaygate.github.comment import MARKER
 from replaygate.github.env import FailOn
@@ -219,7 +220,7 @@ def test_options_from_the_command_line(tmp_path: Path) -> None:
             "repo",
         ]
     )
-    assert publish_options(args) == PublishOptions(
+    assert publish_options(args, load_baseline(baseline)) == PublishOptions(
         annotations=False,
         check_run=True,
         junit_path="j.xml",

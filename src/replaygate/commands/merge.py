@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import PackError
-from replaygate.reporting import add_report_options, apply_baseline, emit, exit_code
+from replaygate.reporting import add_report_options, finish
 from replaygate.result import CaseResult, PackSummary, RunResult
 
 CaseKey = tuple[str, str, str]  # pack, contract, case id
@@ -25,9 +25,7 @@ def add_parser(sub: Any) -> None:
 
 def main(args: argparse.Namespace) -> int:
     merged = merge_results([(path, read_results(path)) for path in args.results])
-    merged = apply_baseline(merged, args.baseline)
-    emit(merged, args)
-    return exit_code(merged, args.fail_on)
+    return finish(merged, args)
 
 
 def read_results(path: str) -> RunResult:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from replaygate.reporting import add_report_options, apply_baseline, emit, exit_code
+from replaygate.reporting import add_report_options, finish
 
 PROVIDERS = ("recorded",)
 
@@ -69,6 +69,4 @@ def main(args: argparse.Namespace) -> int:
     result = run_packs(loaded, dict(os.environ), select, jobs=args.jobs or _default_jobs())
     if shard is not None:
         result.meta["shard"] = {"index": shard.index, "count": shard.count}
-    result = apply_baseline(result, args.baseline)
-    emit(result, args)
-    return exit_code(result, args.fail_on)
+    return finish(result, args)

@@ -8,7 +8,6 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from replaygate.github import annotations as notes
@@ -42,10 +41,11 @@ class PublishOptions:
     check_name: str = "replaygate"
 
 
-def publish_options(args: argparse.Namespace) -> PublishOptions:
-    """Options from the arguments of `run` or `merge` (see reporting.add_report_options)."""
-    from replaygate.baseline import load_baseline
-
+def publish_options(
+    args: argparse.Namespace, baseline: frozenset[str] | None = None
+) -> PublishOptions:
+    """Options from the arguments of `run` or `merge` (see reporting.add_report_options)
+    and the baseline's fingerprints, loaded once by the command."""
     return PublishOptions(
         annotations=args.annotations,
         step_summary=args.step_summary,
@@ -53,7 +53,7 @@ def publish_options(args: argparse.Namespace) -> PublishOptions:
         pr_comment=args.pr_comment,
         junit_path=args.junit or "",
         json_path=args.json or "",
-        baseline=load_baseline(Path(args.baseline)) if args.baseline else None,
+        baseline=baseline,
         fail_on=env.FailOn(args.fail_on),
         root=getattr(args, "root", None) or "",  # `merge` has no --root
         comment_author=args.comment_author or env.DEFAULT_AUTHOR,

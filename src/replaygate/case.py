@@ -1,0 +1,75 @@
+"""A golden case under evaluation: its loaded input, its context, and the failures collected."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from replaygate.assertions import Assertion, Mismatch, evaluate_assertion
+from replaygate.contract import Contract, GoldenCase
+from replaygate.normalize import ToolCall
+from replaygate.result import Classification, Failure
+
+
+@dataclass(frozen=True, slots=True)
+class CaseInput:
+    """A golden case's normalised request and response, as loaded from its files."""
+
+    request: dict[str, Any]
+    schemas: Mapping[str, Mapping[str, Any]]
+    response: dict[str, Any] | None  # None: no recording and no embedded response
+    calls: tuple[ToolCall, ...]
+    looked_in: str  # where a recording was looked for, for recording_not_found
+
+
+@dataclass(frozen=True, slots=True)
+class CaseContext:
+    pack_id: str
+    pack_dir: str
+    contract: Contract
+    case: GoldenCase
+    env: Mapping[str, str]
+    allowlisted: str | None = None  # the NR allowlist's reason, when the contract is listed
+
+
+class CaseUndecidable(Exception):
+    """A check could not be decided (a regex ran out of time): the case errors."""
+
+
+@dataclass
+class Collector:
+    """The failures of one case, each stamped with the contract file it points into."""
+
+    ctx: CaseContext
+    failures: list[Failure] = field(default_factory=list)
+
+    def add(self, classification: str, message: str, locator: str, line: int, **extra: Any) -> None:
+        self.failures.append(
+            Failure(classification, message, locator, self.ctx.contract.file, line, **extra)
+        )
+
+    def mismatch(self, assertion: Assertion, m: Mismatch, *, absent_class: str) -> None:
+        if m.kind == "error":
+            raise CaseUndecidable(f"{assertion.locator}:{m.operator}: {m.message}")
+        classification = (
+            absent_class if m.kind == "path_not_found" else Classification.SCHEMA_VIOLATION
+        )
+        self.add(
+            classification,
+            m.message,
+            f"{assertion.locator}:{m.operator}",
+            m.line,
+            path=assertion.path.text,
+            operator=m.operator,
+            expected=m.expected,
+            actual=m.actual,
+        )
+
+
+def check_invariants(
+    col: Collector, assertions: Sequence[Assertion], document: Any, absent: str
+) -> None:
+    for assertion in assertions:
+        for m in evaluate_assertion(assertion, document, col.ctx.env):
+            col.mismatch(assertion, m, absent_class=absent)
