@@ -24,7 +24,7 @@ def test_order_is_problems_errors_then_classification_precedence_then_location(
         case("fine"),
         problems=(Problem("packs/bad/pack.yaml", 2, "unknown key 'pack_idd'"),),
     )
-    found = collect(run, str(tmp_path), str(tmp_path))
+    found = collect(run)
     titles = [a.title.split(" ")[0] for a in found]
     assert titles == [
         "could",
@@ -43,7 +43,7 @@ def test_order_is_problems_errors_then_classification_precedence_then_location(
 
 def test_an_annotation_names_case_classification_and_fingerprint(tmp_path: Path) -> None:
     run = result(failed("c1", "schema_violation", line=14))
-    (note,) = collect(run, str(tmp_path), str(tmp_path))
+    (note,) = collect(run)
     assert note == notes.Annotation(
         Level.FAILURE,
         "packs/demo/contracts/triage.yaml",
@@ -57,7 +57,7 @@ def test_an_annotation_names_case_classification_and_fingerprint(tmp_path: Path)
 def test_only_ten_failures_and_ten_notices_are_shown_and_the_rest_counted(tmp_path: Path) -> None:
     cases = [failed(f"f{n:02}", line=n + 1) for n in range(23)]
     cases += [failed(f"k{n:02}", known=True) for n in range(12)]
-    selection = select(collect(result(*cases), str(tmp_path), str(tmp_path)))
+    selection = select(collect(result(*cases)))
     assert [a.line for a in selection.shown if a.level is Level.FAILURE] == list(range(1, 11))
     assert sum(a.level is Level.NOTICE for a in selection.shown) == 10
     assert selection.omitted == 13
@@ -65,7 +65,7 @@ def test_only_ten_failures_and_ten_notices_are_shown_and_the_rest_counted(tmp_pa
 
 def test_messages_are_cut_at_4096_characters(tmp_path: Path) -> None:
     run = result(failed("huge", message="x" * 10_000))
-    (note,) = collect(run, str(tmp_path), str(tmp_path))
+    (note,) = collect(run)
     assert len(note.message) == notes.MESSAGE_LIMIT
     assert note.message.endswith("(cut: the JUnit and JSON reports have the full message)")
 

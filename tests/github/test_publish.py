@@ -146,6 +146,19 @@ def test_check_run_on_the_head_sha_with_every_failure_in_batches(
     assert len(effective(log)) == 10, "the step still shows its own 10"
 
 
+def test_checkout_in_a_subfolder_commands_use_workspace_paths_the_api_repository_paths(
+    tmp_path: Path, github_server: FakeGitHub
+) -> None:
+    run = result(failed("bad", line=14))
+    options = PublishOptions(check_run=True, root=str(tmp_path / "repo"))
+    log, warnings = run_publish(run, options, environment(tmp_path, github_server))
+    assert warnings == []
+    (command,) = effective(log)
+    assert command.properties["file"] == "repo/packs/demo/contracts/triage.yaml"
+    (check,) = github_server.check_runs.values()
+    assert [a["path"] for a in check["annotations"]] == ["packs/demo/contracts/triage.yaml"]
+
+
 def test_pr_comment_is_created_then_updated_in_place_with_new_and_fixed(
     tmp_path: Path, github_server: FakeGitHub
 ) -> None:

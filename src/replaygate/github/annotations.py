@@ -60,14 +60,18 @@ def rank(case: CaseResult) -> tuple[int, int, str, int]:
     return (1, order, file, line or 0)
 
 
-def collect(result: RunResult, root: str, workspace: str) -> list[Annotation]:
-    """Every annotation of the run, most important first: problems, errors, failures, known."""
+def collect(result: RunResult) -> list[Annotation]:
+    """Every annotation of the run, most important first: problems, errors, failures, known.
+
+    Paths stay relative to the repository root, as the check-runs API wants them;
+    workflow commands take them through ``relocated`` first.
+    """
     failing = sorted((c for c in result.cases if _failing(c) and not c.known), key=rank)
     known = sorted((c for c in result.cases if c.known), key=rank)
     found = [_problem(problem) for problem in result.problems]
     found += [_case(case, Level.FAILURE) for case in failing]
     found += [_case(case, Level.NOTICE) for case in known]
-    return [_relocated(annotation, root, workspace) for annotation in found]
+    return found
 
 
 def select(annotations: Sequence[Annotation], limit: int = PER_STEP_LIMIT) -> Selection:
@@ -113,7 +117,8 @@ def _problem(problem: Problem) -> Annotation:
     return Annotation(Level.FAILURE, problem.file, problem.line, "could not load", message)
 
 
-def _relocated(annotation: Annotation, root: str, workspace: str) -> Annotation:
+def relocated(annotation: Annotation, root: str, workspace: str) -> Annotation:
+    """The annotation with its path relative to the workspace (for workflow commands)."""
     file = workspace_path(annotation.file, root, workspace)
     return Annotation(annotation.level, file, annotation.line, annotation.title, annotation.message)
 

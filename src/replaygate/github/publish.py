@@ -69,9 +69,10 @@ def publish(
     """
     log = workflow.log_for(stdout)
     root = options.root or env.workspace(environ)
-    found = notes.collect(result, root, env.workspace(environ))
+    found = notes.collect(result)
     log.text(_render_text(result))
-    omitted = _annotate(found, options, log)
+    workspace = env.workspace(environ)
+    omitted = _annotate([notes.relocated(n, root, workspace) for n in found], options, log)
     log.text(_omitted_note(omitted, options))
     warnings = _step_summary(result, options, environ, omitted)
     _write_outputs(result, options, environ)
