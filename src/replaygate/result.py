@@ -113,7 +113,8 @@ class RunResult:
     problems: tuple[Problem, ...] = ()
     packs: tuple[PackSummary, ...] = ()
     duration_s: float = 0.0
-    meta: dict[str, Any] = field(default_factory=dict)  # e.g. {"shard": {"index": 1, "count": 3}}
+    # {"shard": {"index": 1, "count": 3}}, "root": the repository root results are relative to
+    meta: dict[str, Any] = field(default_factory=dict)
 
     @property
     def totals(self) -> Totals:

@@ -69,4 +69,7 @@ def main(args: argparse.Namespace) -> int:
     result = run_packs(loaded, dict(os.environ), select, jobs=args.jobs or _default_jobs())
     if shard is not None:
         result.meta["shard"] = {"index": shard.index, "count": shard.count}
+    roots = {str(pack.root) for pack in loaded.packs}
+    if len(roots) == 1:  # the GitHub layer maps result paths from it to the workspace
+        result.meta["root"] = roots.pop()
     return finish(result, args)

@@ -68,7 +68,7 @@ def publish(
     Nothing here changes the exit code: an API that refuses or fails is a warning.
     """
     log = workflow.log_for(stdout)
-    root = options.root or env.workspace(environ)
+    root = options.root or result.meta.get("root") or env.workspace(environ)
     found = notes.collect(result)
     log.text(_render_text(result))
     workspace = env.workspace(environ)
