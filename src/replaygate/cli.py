@@ -40,7 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = module.main(parsed)
         return code
     except ReplayGateError as exc:
-        print(f"replaygate: {exc}", file=sys.stderr)
+        from replaygate.report.escape import terminal_safe  # messages quote pack text
+
+        print(f"replaygate: {terminal_safe(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("replaygate: cancelled", file=sys.stderr)
