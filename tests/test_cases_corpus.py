@@ -10,26 +10,14 @@ from typing import Any
 import pytest
 
 from replaygate import cli
+from replaygate.operators import OPERATORS as REGISTRY
 
 TESTS = Path(__file__).parent
 CASES_DIR = TESTS / "cases"
 REPO = TESTS.parent
 SCENARIOS = sorted(p.name for p in CASES_DIR.iterdir() if (p / "expected.json").is_file())
 CASE_FIELDS = ("status", "classification", "locator")
-OPERATORS = (
-    "equals",
-    "exists",
-    "type",
-    "contains",
-    "equals_env",
-    "one_of",
-    "regex",
-    "gte",
-    "lte",
-    "length_gte",
-    "length_lte",
-    "optional",
-)
+OPERATORS = (*REGISTRY, "optional")
 
 Key = tuple[str, str]
 
