@@ -58,8 +58,6 @@ def test_annotation_format_matches_the_toolkit() -> None:
     assert line == "::error title=wrong_tool (abc),file=packs/a%2Cb.yaml,line=12::bad%0Avalue"
     assert workflow.notice("n") == "::notice::n"
     assert workflow.warning("w", title="") == "::warning::w"
-    assert workflow.group("G") == "::group::G"
-    assert workflow.endgroup() == "::endgroup::"
     assert workflow.stop_commands("tok") == "::stop-commands::tok"
     assert workflow.resume_commands("tok") == "::tok::"
 

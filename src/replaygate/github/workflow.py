@@ -59,14 +59,6 @@ def notice(
     return _annotation("notice", message, file, line, title)
 
 
-def group(title: str) -> str:
-    return command("group", {}, title)
-
-
-def endgroup() -> str:
-    return command("endgroup", {}, "")
-
-
 def stop_commands(token: str) -> str:
     """From this line on the runner ignores every command until ``resume_commands(token)``."""
     return command("stop-commands", {}, token)
