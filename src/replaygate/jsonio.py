@@ -53,12 +53,12 @@ def parse_json(text: str, *, shown: str) -> Any:
         raise PackError(shown, exc.lineno, message) from None
     except (ValueError, RecursionError):  # our refusals, too deep for the C scanner, huge ints
         raise _locate_json_problem(text, shown) from None
-    if _json_depth_exceeds(value):
+    if depth_exceeds(value):
         raise _locate_json_problem(text, shown)
     return value
 
 
-def _json_depth_exceeds(value: Any) -> bool:
+def depth_exceeds(value: Any) -> bool:
     level = [value] if type(value) is dict or type(value) is list else []
     for _ in range(MAX_DEPTH):
         below = []

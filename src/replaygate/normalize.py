@@ -7,6 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from replaygate.files import MAX_DEPTH
+from replaygate.jsonio import depth_exceeds
+
 
 class EmbeddedJson(dict[str, Any]):
     """A JSON object parsed from a JSON string (tool-call arguments).
@@ -83,6 +86,8 @@ def _arguments(raw: Any) -> tuple[Any, str | None]:
         return raw, f"arguments are not valid JSON: {str(exc)[:120]}"
     if not isinstance(parsed, dict):
         return raw, f"arguments must be a JSON object, got {type(parsed).__name__}"
+    if depth_exceeds(parsed):  # the fixture's own depth limit does not see inside the string
+        return raw, f"arguments nest deeper than {MAX_DEPTH} levels"
     return EmbeddedJson(parsed, raw), None
 
 
