@@ -37,8 +37,18 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="annotate, write the step summary and outputs, from GITHUB_* variables",
     )
-    gh.add_argument("--no-annotations", dest="annotations", action="store_false")
-    gh.add_argument("--no-step-summary", dest="step_summary", action="store_false")
+    gh.add_argument(
+        "--no-annotations",
+        dest="annotations",
+        action="store_false",
+        help="no workflow-command annotations on the contract lines",
+    )
+    gh.add_argument(
+        "--no-step-summary",
+        dest="step_summary",
+        action="store_false",
+        help="do not append the markdown report to $GITHUB_STEP_SUMMARY",
+    )
     gh.add_argument("--check-run", action="store_true", help="also create a check run")
     gh.add_argument("--pr-comment", action="store_true", help="also keep one PR comment up to date")
     gh.add_argument(
