@@ -209,3 +209,13 @@ def test_input_ref_through_a_symlink_to_git_is_refused(tmp_path: Path) -> None:
     loaded = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW)
     (case,) = run_packs(loaded, {}).cases
     assert case.status is Status.ERROR and "leaves the golden directory" in (case.reason or "")
+
+
+def test_allowlist_entry_for_a_missing_contract_is_a_problem(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path)
+    _allowlist(pack, "2027-01-01T00:00:00Z")
+    (pack / "contracts" / "c.yaml").rename(pack / "contracts" / "d.yaml")
+    assert load(tmp_path)[1] == [
+        "packs/p/nr-allowlist.json: entry 0 (contracts/c.yaml, owner team-ml): "
+        "no such contract in the pack"
+    ]

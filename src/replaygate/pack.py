@@ -180,6 +180,9 @@ def _allowlist(
             )
         elif expiry <= now:
             problems.append(Problem(shown, None, f"{where} expired on {entry.expiry_date}"))
+        elif not (pack_dir / entry.contract_path).is_file():
+            # a typo here would otherwise allowlist nothing, silently
+            problems.append(Problem(shown, None, f"{where}: no such contract in the pack"))
         else:
             listed[entry.contract_path] = f"{entry.reason_code} ({entry.owner}): {entry.rationale}"
     return listed
