@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from replaygate.errors import ReplayGateError
 from replaygate.reportfiles import write_atomic
 
 
@@ -35,3 +36,10 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(
         write_atomic(target, "new")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+
+
+def test_an_unwritable_target_is_one_error_and_leaves_nothing(tmp_path: Path) -> None:
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(ReplayGateError, match=r"cannot write .*taken: Is a directory"):
+        write_atomic(tmp_path / "taken", "x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]

@@ -6,6 +6,8 @@ import os
 import secrets
 from pathlib import Path
 
+from replaygate.errors import ReplayGateError
+
 
 def write_atomic(path: Path, text: str) -> None:
     """Write beside the target, flush to disk, then rename over it (atomic on POSIX).
@@ -16,15 +18,18 @@ def write_atomic(path: Path, text: str) -> None:
     container the run is root, and later steps of the job read the reports as the
     runner's user.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, path)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        raise ReplayGateError(f"cannot write {path}: {exc.strerror or exc}") from None
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
