@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.server
+import threading
 import time
 
 import pytest
@@ -60,3 +62,44 @@ def test_pattern_properties_use_the_bounded_search() -> None:
     schema = {"patternProperties": {"^x_": {"type": "integer"}}}
     (found,) = violations(schema, {"x_a": "no", "y": "fine"})
     assert found.keyword == "type" and found.path == "$.x_a"
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$ref": "#/definitions/nope"},
+        {"$ref": "file:///etc/passwd"},
+        {"properties": {"a": {"$dynamicRef": "#nope"}}},
+    ],
+)
+def test_unresolvable_references_make_the_schema_invalid(schema: dict[str, object]) -> None:
+    with pytest.raises(InvalidToolSchema, match="unresolvable reference"):
+        list(violations(schema, {"a": 1}))
+
+
+def test_a_remote_reference_is_never_fetched() -> None:
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"type": "string"}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/schema.json"
+        with pytest.raises(InvalidToolSchema, match="unresolvable reference"):
+            list(violations({"properties": {"a": {"$ref": url}}}, {"a": 1}))
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert hits == []

@@ -11,6 +11,8 @@ from typing import Any
 import jsonschema_rs
 from jsonschema import exceptions as jsonschema_exceptions
 from jsonschema import validators
+from referencing import Registry
+from referencing.exceptions import NoSuchResource, Unresolvable
 
 from replaygate.operators import OPERATORS, REGEX_TIMEOUT_S
 
@@ -82,11 +84,19 @@ def _validators(schema_text: str) -> _Validators:
     except jsonschema_exceptions.SchemaError as exc:
         raise InvalidToolSchema(f"invalid JSON Schema: {exc.message}") from None
     bounded = validators.extend(cls, _BOUNDED)  # type: ignore[no-untyped-call]  # untyped upstream
-    try:
-        fast = jsonschema_rs.validator_for(schema, validate_formats=False)
+    try:  # offline: a fixture's "$ref" must never make us fetch a URL or read a file
+        fast = jsonschema_rs.validator_for(schema, validate_formats=False, offline=True)
     except ValueError:  # a construct jsonschema-rs does not take: the full validator decides
         fast = None
-    return _Validators(fast, bounded(schema))
+    return _Validators(fast, bounded(schema, registry=_OFFLINE))
+
+
+def _refuse_retrieval(uri: str) -> Any:
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs field the stubs miss
+
+
+# References resolve within the schema itself; anything else is unresolvable, never fetched.
+_OFFLINE: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]  # attrs alias
 
 
 def _json_path(parts: Any) -> str:
@@ -94,6 +104,10 @@ def _json_path(parts: Any) -> str:
     for part in parts:
         text += f"[{part}]" if isinstance(part, int) else f".{part}"
     return text
+
+
+def _error_order(error: Any) -> list[str]:
+    return [str(part) for part in error.path]
 
 
 def violations(
@@ -109,7 +123,11 @@ def violations(
     checkers = _validators(_CANONICAL.encode(schema))
     if checkers.fast is not None and checkers.fast.is_valid(arguments):
         return
-    validator = checkers.full
-    errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(map(str, e.path)))
+    try:
+        errors = sorted(checkers.full.iter_errors(dict(arguments)), key=_error_order)
+    except Unresolvable as exc:
+        raise InvalidToolSchema(f"unresolvable reference {str(exc.ref)[:200]!r}") from None
+    except RecursionError:
+        raise InvalidToolSchema("the schema's references recurse without end") from None
     for error in errors[:MAX_ERRORS_PER_CALL]:
         yield SchemaViolation(str(error.validator), _json_path(error.absolute_path), error.message)
