@@ -57,7 +57,7 @@ def make_pack(
     pack_yaml: str | None = None,
 ) -> Path:
     """A pack at root/packs/<name>; fixtures map golden-relative paths to JSON data or text."""
-    (root / ".git").mkdir(exist_ok=True)
+    (root / ".git").mkdir(parents=True, exist_ok=True)
     pack = root / "packs" / name
     (pack / "contracts").mkdir(parents=True)
     (pack / "golden" / "negative").mkdir(parents=True)

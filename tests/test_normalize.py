@@ -77,3 +77,10 @@ def test_request_tools_flat_and_schemas() -> None:
     assert [t["name"] for t in doc["tools"]] == ["a", "b", "c"]
     assert set(schemas) == {"a", "b"}
     assert schemas["b"]["required"] == ["x"]
+
+
+def test_content_and_error_stay_absent_when_not_recorded() -> None:
+    doc, _ = normalize_response({"tool_calls": []})
+    assert set(doc) == {"success", "tool_calls"}
+    doc, _ = normalize_response({"content": None, "tool_calls": []})
+    assert doc["content"] is None

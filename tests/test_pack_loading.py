@@ -188,13 +188,19 @@ def test_allowlist_entry_missing_a_field(tmp_path: Path) -> None:
         ("bad.json", "packs/p/golden/bad.json:1: invalid JSON"),
         ("nan.json", "NaN"),
         ("list.json", "a fixture must be a JSON object"),
+        ("inf.json", "packs/p/golden/inf.json:1: the number 1e999 is out of range"),
     ],
 )
 def test_case_input_problems_error_the_case(tmp_path: Path, ref: str, reason: str) -> None:
     make_pack(
         tmp_path,
         contract=CONTRACT.replace("ok.json", ref),
-        fixtures={"bad.json": "{", "nan.json": '{"response": NaN}', "list.json": "[]"},
+        fixtures={
+            "bad.json": "{",
+            "nan.json": '{"response": NaN}',
+            "list.json": "[]",
+            "inf.json": '{"response": {"x": 1e999}}',
+        },
     )
     loaded = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW)
     (case,) = run_packs(loaded, {}).cases
@@ -219,3 +225,54 @@ def test_allowlist_entry_for_a_missing_contract_is_a_problem(tmp_path: Path) -> 
         "packs/p/nr-allowlist.json: entry 0 (contracts/c.yaml, owner team-ml): "
         "no such contract in the pack"
     ]
+
+
+def test_a_globbed_contract_symlinked_out_of_the_repository_is_refused(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    pack = make_pack(repo)
+    (tmp_path / "outside.yaml").write_text("tool: [ghp_SECRET]\n")
+    (pack / "contracts" / "evil.yaml").symlink_to(tmp_path / "outside.yaml")
+    (pack / "contracts" / "zero.yaml").symlink_to("/dev/zero")
+    ids, problems = load(repo)
+    assert ids == ["p"]
+    assert problems == [
+        "packs/p/pack.yaml: contract 'evil.yaml' leaves the contracts directory "
+        "packs/p/contracts through a symlink",
+        "packs/p/pack.yaml: contract 'zero.yaml' leaves the contracts directory "
+        "packs/p/contracts through a symlink",
+    ]
+    assert not any("SECRET" in problem for problem in problems)
+
+
+def test_contracts_outside_the_pack_are_named_from_the_repository_root(tmp_path: Path) -> None:
+    fingerprints = []
+    for checkout in ("one", "two"):
+        repo = tmp_path / checkout
+        make_pack(repo, pack_yaml="pack_id: p\npaths:\n  contracts_dir: shared/contracts\n")
+        (repo / "shared").mkdir()
+        (repo / "packs" / "p" / "contracts").rename(repo / "shared" / "contracts")
+        broken = fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])
+        (repo / "packs" / "p" / "golden" / "ok.json").write_text(json.dumps(broken))
+        loaded = load_packs(["packs"], cwd=repo, root=None, now=NOW)
+        (case,) = run_packs(loaded, {}).cases
+        assert case.contract == "shared/contracts/c.yaml"
+        fingerprints.append(case.fingerprint)
+    assert fingerprints[0] == fingerprints[1]
+
+
+def test_contract_listed_twice_is_a_problem(tmp_path: Path) -> None:
+    make_pack(tmp_path, pack_yaml="pack_id: p\ncontracts:\n  - c.yaml\n  - ./c.yaml\n")
+    assert load(tmp_path)[1] == ["packs/p/pack.yaml:4: contract './c.yaml' is listed twice"]
+
+
+def test_allowlist_paths_are_normalised(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path, fixtures={"ok.json": fixture([])})
+    _allowlist(pack, "2027-01-01T00:00:00Z")
+    text = (
+        (pack / "nr-allowlist.json").read_text().replace("contracts/c.yaml", "./contracts/c.yaml")
+    )
+    (pack / "nr-allowlist.json").write_text(text)
+    loaded = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW)
+    assert loaded.problems == ()
+    (case,) = run_packs(loaded, {}).cases
+    assert case.status is Status.SKIPPED

@@ -81,7 +81,8 @@ def load_case_input(pack: Pack, contract: Contract, case: GoldenCase) -> CaseInp
             return CaseInput(request, schemas, None, (), looked_in)
         document, calls = normalize_response(response)
     except PackError as exc:
-        return str(exc)
+        # a problem located at the golden case itself is reported there already
+        return exc.message if (exc.file, exc.line) == (contract.file, case.line) else str(exc)
     except FixtureShapeError as exc:
         return f"{shown}: {exc}"
     return CaseInput(request, schemas, document, calls, looked_in)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ from replaygate.files import MAX_DEPTH, MAX_JSON_BYTES, read_text
 
 
 class _JsonProblem(ValueError):
-    """NaN, Infinity or a duplicate key: located afterwards by _locate_json_problem."""
+    """NaN, Infinity, an out-of-range number or a duplicate key: located by _locate_json_problem."""
 
 
 def _refuse_constant(name: str) -> NoReturn:
@@ -27,7 +28,17 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-_JSON = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_unique_pairs)
+def finite_float(text: str) -> float:
+    """A JSON number as a float, refusing one too large to be anything but infinity (1e999)."""
+    value = float(text)
+    if math.isinf(value):
+        raise _JsonProblem("number out of range")
+    return value
+
+
+_JSON = json.JSONDecoder(
+    parse_constant=_refuse_constant, parse_float=finite_float, object_pairs_hook=_unique_pairs
+)
 _JSON_TOKEN = re.compile(
     r"""(?P<string>"[^"\\]*(?:\\.[^"\\]*)*")(?P<colon>\s*:)?
     | (?P<open>[\[{]) | (?P<close>[\]}])
@@ -99,6 +110,8 @@ def _json_token_problem(token: re.Match[str], open_keys: list[set[str] | None]) 
         return f"{token['constant']} is not valid JSON; write a number, a string or null"
     elif token["number"] and not token["fraction"] and _too_long(token["number"]):
         return f"invalid JSON: a number has more than {sys.get_int_max_str_digits()} digits"
+    elif token["fraction"] and math.isinf(float(token["number"])):
+        return f"the number {token['number'][:40]} is out of range (it would read as infinity)"
     return None
 
 

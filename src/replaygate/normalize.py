@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.files import MAX_DEPTH
-from replaygate.jsonio import depth_exceeds
+from replaygate.jsonio import depth_exceeds, finite_float
 
 
 class EmbeddedJson(dict[str, Any]):
@@ -96,7 +96,7 @@ def _refuse_constant(name: str) -> Any:
 
 
 # One decoder for all arguments: json.loads(..., parse_constant=...) builds a new one per call.
-_ARGUMENTS = json.JSONDecoder(parse_constant=_refuse_constant)
+_ARGUMENTS = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=finite_float)
 
 
 def _tool_call(flat: Mapping[str, Any], index: int) -> ToolCall:
@@ -127,8 +127,6 @@ def normalize_response(response: Any) -> tuple[dict[str, Any], tuple[ToolCall, .
         tool_calls=[
             {**flat, "arguments": call.arguments} for flat, call in zip(flats, calls, strict=True)
         ],
-        content=response.get("content"),
-        error=error,
     )
     return document, calls
 

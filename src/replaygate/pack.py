@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -100,25 +101,53 @@ def _pack_dir(paths: Any, key: str, default: Path, root: Path, raw: Any, shown: 
 
 
 def _contract_files(
-    model: PackModel, raw: Any, contracts_dir: Path, root: Path, shown: str
+    model: PackModel,
+    raw: Any,
+    contracts_dir: Path,
+    root: Path,
+    shown: str,
+    problems: list[Problem],
 ) -> list[Path]:
+    """The pack's contract files, each checked to stay inside the contracts directory.
+
+    Globbed names get the same check as listed ones: a symlink named ``x.yaml``
+    may point anywhere, and its text would reach the report.
+    """
+    names: list[tuple[str, int | None]]
     if model.contracts is None:
-        return sorted(p for p in contracts_dir.glob("*.yaml") if p.is_file())
-    listed = []
-    for index, name in enumerate(model.contracts):
-        line = yamlio.line_of(raw, ("contracts", index))
-        listed.append(
-            files.resolve_inside(
+        names = [(p.name, None) for p in sorted(contracts_dir.glob("*.yaml"))]
+    else:
+        names = [(n, yamlio.line_of(raw, ("contracts", i))) for i, n in enumerate(model.contracts)]
+    within = f"the contracts directory {shown_path(contracts_dir, root)}"
+    found: dict[Path, int | None] = {}
+    for name, line in names:
+        try:
+            path = files.resolve_inside(
                 contracts_dir,
                 name,
                 root=root,
                 what="contract",
-                within=f"the contracts directory {shown_path(contracts_dir, root)}",
+                within=within,
                 file=shown,
                 line=line,
             )
-        )
-    return listed
+        except PackError as exc:
+            problems.append(Problem(exc.file, exc.line, exc.message))
+            continue
+        if path in found:
+            problems.append(Problem(shown, line, f"contract {name!r} is listed twice"))
+            continue
+        found[path] = line
+    return list(found)
+
+
+def contract_path(path: Path, pack_dir: Path, root: Path) -> str:
+    """A contract's name in results and fingerprints: within the pack, else within the repository.
+
+    Never absolute, so a fingerprint is the same in every checkout.
+    """
+    inside = shown_path(path, pack_dir)
+    return inside if not os.path.isabs(inside) else shown_path(path, root)
 
 
 def _surprising_operator_values(raw: Any, shown: str) -> None:
@@ -151,11 +180,11 @@ def load_contract(path: Path, pack_dir: Path, root: Path) -> Contract:
         raise PackError(shown, 1, "a contract must be a mapping of keys (tool, golden_cases, ...)")
     _surprising_operator_values(raw, shown)
     model = _validate(ContractModel, raw, shown)
-    return compile_contract(model, raw, path=shown_path(path, pack_dir), file=shown)
+    return compile_contract(model, raw, path=contract_path(path, pack_dir, root), file=shown)
 
 
 def _allowlist(
-    pack_dir: Path, root: Path, now: datetime, problems: list[Problem]
+    pack_dir: Path, root: Path, now: datetime, contracts: set[str], problems: list[Problem]
 ) -> dict[str, str]:
     path = pack_dir / ALLOWLIST_FILE
     if not path.exists():
@@ -180,11 +209,11 @@ def _allowlist(
             )
         elif expiry <= now:
             problems.append(Problem(shown, None, f"{where} expired on {entry.expiry_date}"))
-        elif not (pack_dir / entry.contract_path).is_file():
+        elif (listed_path := posixpath.normpath(entry.contract_path)) not in contracts:
             # a typo here would otherwise allowlist nothing, silently
             problems.append(Problem(shown, None, f"{where}: no such contract in the pack"))
         else:
-            listed[entry.contract_path] = f"{entry.reason_code} ({entry.owner}): {entry.rationale}"
+            listed[listed_path] = f"{entry.reason_code} ({entry.owner}): {entry.rationale}"
     return listed
 
 
@@ -210,9 +239,9 @@ def load_pack(pack_file: Path, root: Path, now: datetime) -> tuple[Pack | None, 
         negative = _pack_dir(
             paths, "negative_golden_dir", golden_dir / "negative", root, raw, shown
         )
-        contract_files = _contract_files(model, raw, contracts_dir, root, shown)
+        contract_files = _contract_files(model, raw, contracts_dir, root, shown, problems)
     except PackError as exc:
-        return None, [Problem(exc.file, exc.line, exc.message)]
+        return None, [*problems, Problem(exc.file, exc.line, exc.message)]
     contracts = list(_load_contracts(contract_files, pack_dir, root, problems))
     pack = Pack(
         model.pack_id,
@@ -224,7 +253,13 @@ def load_pack(pack_file: Path, root: Path, now: datetime) -> tuple[Pack | None, 
         negative,
         pack_dir / "recordings",
         tuple(contracts),
-        _allowlist(pack_dir, root, now, problems),
+        _allowlist(
+            pack_dir,
+            root,
+            now,
+            {contract_path(p, pack_dir, root) for p in contract_files},
+            problems,
+        ),
     )
     return pack, problems
 

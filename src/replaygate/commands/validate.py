@@ -30,7 +30,7 @@ def main(args: argparse.Namespace) -> int:
             for case in contract.golden_cases:
                 found = load_case_input(pack, contract, case)
                 if isinstance(found, str):
-                    problems.append(found)
+                    problems.append(f"{contract.file}:{case.line}: case {case.id!r}: {found}")
     for problem in problems:
         print(terminal_safe(problem), file=sys.stderr)
     contracts = sum(len(p.contracts) for p in loaded.packs)
