@@ -161,13 +161,17 @@ def test_validate_reports_fixture_problems(tmp_path: Path) -> None:
     assert "1 packs, 1 contracts, 1 cases, 1 problems" in done.stdout
 
 
-def test_parallel_evaluation_gives_the_serial_results(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from datetime import UTC, datetime
+PARALLEL_RUN = """
+import sys
+from replaygate import cli, engine
+engine.PARALLEL_MIN_CASES, engine.CHUNK_CASES = 1, 3
+jobs = int(sys.argv[1])
+assert engine._can_fork(jobs, 40) == (jobs > 1), "the path under test must be the one meant"
+sys.exit(cli.main(["run", "--jobs", str(jobs), "--json", sys.argv[2]]))
+"""
 
-    from replaygate import engine
 
+def test_parallel_evaluation_gives_the_serial_results(tmp_path: Path) -> None:
     cases = "".join(
         f"  - id: c{i}\n    input_ref: {'bad' if i % 3 else 'ok'}.json\n    expect_ok: true\n"
         for i in range(40)
@@ -175,22 +179,21 @@ def test_parallel_evaluation_gives_the_serial_results(
     contract = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
     bad = fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])
     make_pack(tmp_path, contract=contract, fixtures={"ok.json": fixture(), "bad.json": bad})
-    monkeypatch.setattr(engine, "PARALLEL_MIN_CASES", 1)
-    monkeypatch.setattr(engine, "CHUNK_CASES", 3)
-    loaded = engine.load_packs(["packs"], cwd=tmp_path, root=None, now=datetime.now(UTC))
-    assert engine._can_fork(2, 40), "the parallel path must be the one under test"
-    serial = engine.run_packs(loaded, {}, jobs=1).cases
-    parallel = engine.run_packs(loaded, {}, jobs=2).cases
-
-    def strip(case: object) -> tuple[object, ...]:
-        return tuple(v for k, v in vars_of(case).items() if k != "duration_s")
-
-    assert [strip(c) for c in parallel] == [strip(c) for c in serial]
-    assert sum(c.status == "failed" for c in serial) == 26
-
-
-def vars_of(case: object) -> dict[str, object]:
-    return {name: getattr(case, name) for name in case.__slots__}  # type: ignore[attr-defined]
+    runs = []
+    for jobs in ("1", "2"):
+        # a fresh process: forking this one, which may run server threads, is not safe
+        done = subprocess.run(
+            [sys.executable, "-c", PARALLEL_RUN, jobs, f"{jobs}.json"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 1, done.stderr
+        cases_seen = json.loads((tmp_path / f"{jobs}.json").read_text())["cases"]
+        runs.append([{k: v for k, v in c.items() if k != "duration_s"} for c in cases_seen])
+    assert runs[0] == runs[1]
+    assert sum(c["status"] == "failed" for c in runs[0]) == 26
 
 
 def test_jobs_must_be_positive(tmp_path: Path) -> None:
