@@ -42,8 +42,8 @@ def arguments(inputs: ActionInputs) -> list[str]:
         argv = ["merge", *inputs.merge]
     else:
         argv = ["run", *inputs.packs]
-        argv += ["--root", inputs.root] if inputs.root else []
         argv += ["--shard", inputs.shard] if inputs.shard else []
+    argv += ["--root", inputs.root] if inputs.root else []
     argv += ["--junit", inputs.junit_path, "--json", inputs.json_path]
     argv += ["--fail-on", inputs.fail_on, "--github"]
     argv += ["--baseline", inputs.baseline] if inputs.baseline else []

@@ -107,3 +107,16 @@ def test_baseline_command_prints_when_no_output_is_given(
     results = write(tmp_path / "results.json", result(case("a")))
     assert main(["baseline", results]) == 0
     assert json.loads(capsys.readouterr().out) == {"version": 1, "fingerprints": []}
+
+
+def test_merge_annotates_from_the_root_of_a_checkout_in_a_subfolder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "r.json").write_text(render_json(result(failed("bad", line=14))))
+    monkeypatch.chdir(tmp_path)
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "GITHUB_EVENT_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    assert main(["merge", "r.json", "--root", "repo", "--github", "--fail-on", "never"]) == 0
+    log = capsys.readouterr().out
+    assert "file=repo/packs/demo/contracts/triage.yaml,line=14" in log

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -94,6 +95,12 @@ def _evaluate(item: _Work) -> CaseResult:
 _SHARED: list[_Work] = []
 
 
+def _quiet_worker() -> None:
+    """Workers leave cancellation to the parent, which terminates them (SIGTERM) in silence."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _evaluate_range(bounds: tuple[int, int]) -> list[CaseResult]:
     return [_evaluate(item) for item in _SHARED[bounds[0] : bounds[1]]]
 
@@ -115,7 +122,7 @@ def _evaluate_all(work: list[_Work], jobs: int) -> list[CaseResult]:
     chunks = [(start, min(start + size, len(work))) for start in range(0, len(work), size)]
     _SHARED[:] = work
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        with multiprocessing.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
             return [case for part in pool.imap(_evaluate_range, chunks) for case in part]
     finally:
         _SHARED.clear()

@@ -20,6 +20,12 @@ def add_parser(sub: Any) -> None:
     parser = sub.add_parser("merge", help="combine the JSON results of shards into one report")
     parser.add_argument("results", nargs="+", metavar="RESULTS.json",
                         help="results files written by `run --json` (one per shard)")  # fmt: skip
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        help="repository root the results' file paths are relative to, for annotations "
+        "when the checkout is a subfolder (default: the workspace)",
+    )
     add_report_options(parser)
 
 

@@ -25,8 +25,9 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--root",
         metavar="DIR",
-        help="repository root that pack paths resolve against "
-        "(default: the nearest folder holding .git, else the current one)",
+        help="repository root: pack.yaml paths resolve against it and reports name files "
+        "from it (default: the nearest folder holding .git, else the current one); "
+        "PATH arguments stay relative to the current directory",
     )
     parser.add_argument(
         "--provider",

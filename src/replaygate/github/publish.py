@@ -55,7 +55,7 @@ def publish_options(
         json_path=args.json or "",
         baseline=baseline,
         fail_on=env.FailOn(args.fail_on),
-        root=getattr(args, "root", None) or "",  # `merge` has no --root
+        root=args.root or "",
         comment_author=args.comment_author or env.DEFAULT_AUTHOR,
     )
 
