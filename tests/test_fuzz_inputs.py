@@ -1,0 +1,87 @@
+"""Whatever a pack file holds, loading it gives a result or one located problem: never a crash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from packbuilder import CONTRACT, fixture, make_pack
+from replaygate.errors import PackError
+from replaygate.fixtures import load_case_input
+from replaygate.pack import load_contract
+
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# Fragments of real contracts, shuffled and cut: closer to what people break than noise.
+YAML_BITS = st.sampled_from(
+    [
+        *CONTRACT.splitlines(),
+        "  - path: $.tool_calls[*].name",
+        "    one_of: [a, b]",
+        "&x [1]",
+        "*x",
+        "<<: {}",
+        "!!python/object:os.system",
+        "? complex",
+        "---",
+        "\t",
+        "'",
+        '"',
+        ":",
+        "- -",
+        "        regex: '(a+)+$'",
+        "    gte: .inf",
+        "key: 0x1f",
+        "y: 2024-13-45",
+        "no: yes",
+    ]
+)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@FUZZ
+@given(lines=st.lists(YAML_BITS, max_size=30), noise=st.binary(max_size=40))
+def test_any_contract_text_loads_or_is_one_located_problem(
+    tmp_path_factory: object, lines: list[str], noise: bytes
+) -> None:
+    root = tmp_path_factory.mktemp("repo")  # type: ignore[attr-defined]
+    pack = make_pack(root)
+    path = pack / "contracts" / "c.yaml"
+    path.write_bytes("\n".join(lines).encode() + noise)
+    try:
+        load_contract(path, pack, root)
+    except PackError as exc:
+        assert "\n" not in str(exc)
+        assert str(exc).startswith("packs/p/contracts/c.yaml")
+
+
+@FUZZ
+@given(request=JSON_VALUES, response=JSON_VALUES, calls=JSON_VALUES)
+def test_any_fixture_shape_evaluates_or_errors_the_case(
+    tmp_path_factory: object, request: object, response: object, calls: object
+) -> None:
+    from datetime import UTC, datetime
+
+    from replaygate.engine import load_packs, run_packs
+
+    root = tmp_path_factory.mktemp("repo")  # type: ignore[attr-defined]
+    body = fixture()
+    body["request"] = request
+    body["response"] = {"tool_calls": calls} if isinstance(response, dict) else response
+    make_pack(root, fixtures={"ok.json": json.dumps(body)})
+    loaded = load_packs(["packs"], cwd=Path(root), root=None, now=datetime.now(UTC))
+    pack = loaded.packs[0]
+    contract = pack.contracts[0]
+    found = load_case_input(pack, contract, contract.golden_cases[0])
+    assert isinstance(found, str) or found.response is None or "success" in found.response
+    (case,) = run_packs(loaded, {}).cases
+    assert case.status.value in {"passed", "failed", "error"}
