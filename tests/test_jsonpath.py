@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from jsonpath_ng.ext import parse as reference_parse
 
 from replaygate.jsonpath import MAX_MATCHES, PathTooBroad, compile_path
-from replaygate.normalize import EmbeddedJson, EmbeddedJsonList, unwrap
+from replaygate.normalize import EmbeddedJson, unwrap
 
 DOC: dict[str, Any] = {
     "a": [1, 2, {"b": "xyz"}],
@@ -110,8 +110,8 @@ def test_simple_paths_do_not_import_jsonpath_ng() -> None:
 # --- EmbeddedJson: traversal descends, a path ending on it yields the raw JSON text ----------
 
 ARGS = EmbeddedJson({"location": "SF", "days": [1, 2]}, '{"location": "SF", "days": [1, 2]}')
-LIST_ARGS = EmbeddedJsonList([{"q": "x"}], '[{"q": "x"}]')
-RESPONSE = {"tool_calls": [{"name": "weather", "arguments": ARGS}, {"arguments": LIST_ARGS}]}
+OTHER_ARGS = EmbeddedJson({"q": {"x": [1]}}, '{"q": {"x": [1]}}')
+RESPONSE = {"tool_calls": [{"name": "weather", "arguments": ARGS}, {"arguments": OTHER_ARGS}]}
 
 
 @pytest.mark.parametrize(
@@ -120,9 +120,9 @@ RESPONSE = {"tool_calls": [{"name": "weather", "arguments": ARGS}, {"arguments":
         ("$.tool_calls[0].arguments.location", ["SF"]),
         ("$.tool_calls[0].arguments.days[-1]", [2]),
         ("$.tool_calls[0].arguments", ['{"location": "SF", "days": [1, 2]}']),
-        ("$.tool_calls[1].arguments[0].q", ["x"]),
-        ("$.tool_calls[1].arguments", ['[{"q": "x"}]']),
-        ("$.tool_calls[*].arguments", [ARGS.raw, LIST_ARGS.raw]),
+        ("$.tool_calls[1].arguments.q.x[0]", [1]),
+        ("$.tool_calls[1].arguments", ['{"q": {"x": [1]}}']),
+        ("$.tool_calls[*].arguments", [ARGS.raw, OTHER_ARGS.raw]),
         ("$.tool_calls[*].arguments.location", ["SF"]),
         ("$..location", ["SF"]),
     ],

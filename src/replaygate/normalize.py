@@ -32,19 +32,9 @@ class EmbeddedJson(dict[str, Any]):
         return self._raw
 
 
-class EmbeddedJsonList(list[Any]):
-    """A JSON array parsed from a JSON string; see EmbeddedJson."""
-
-    __slots__ = ("raw",)
-
-    def __init__(self, parsed: list[Any], raw: str) -> None:
-        super().__init__(parsed)
-        self.raw = raw
-
-
 def unwrap(value: Any) -> Any:
     """The value a path that ends on ``value`` reports (the raw JSON text for arguments)."""
-    if isinstance(value, EmbeddedJson | EmbeddedJsonList):
+    if isinstance(value, EmbeddedJson):
         return value.raw
     return value
 

@@ -21,7 +21,6 @@ class _Repr(reprlib.Repr):
         return "{" + ", ".join(items + ["..."] * (len(x) > self.maxdict)) + "}"
 
     repr_EmbeddedJson = repr_dict  # tool-call arguments nested in a reported value
-    repr_EmbeddedJsonList = reprlib.Repr.repr_list
 
 
 _REPR = _Repr()
