@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from replaygate.result import CaseResult, Failure, PackSummary, Problem, RunResult, Status
+from replaygate.results.model import CaseResult, Failure, PackSummary, Problem, RunResult, Status
 
 
 def fingerprint(*parts: str) -> str:

@@ -7,9 +7,14 @@ from typing import Any
 
 import pytest
 
-from replaygate.assertions import Assertion, Mismatch, compile_assertion, evaluate_assertion
+from replaygate.assertions.assertion import (
+    Assertion,
+    Mismatch,
+    compile_assertion,
+    evaluate_assertion,
+)
+from replaygate.assertions.values import EmbeddedJson
 from replaygate.errors import PackError
-from replaygate.normalize import EmbeddedJson
 
 ARGS = EmbeddedJson({"location": "SF", "days": 3}, '{"location":"SF","days":3}')
 RESPONSE: dict[str, Any] = {

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.baseline import (
+from replaygate.errors import PackError
+from replaygate.results.baseline import (
     apply_baseline,
     baseline_entries,
     load_baseline,
     load_entries,
     render_baseline,
 )
-from replaygate.errors import PackError
-from replaygate.result import Status
+from replaygate.results.model import Status
 from sample_results import case, failed, result
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from replaygate import cli
-from replaygate.operators import OPERATORS as REGISTRY
+from replaygate.assertions.operators import OPERATORS as REGISTRY
 
 TESTS = Path(__file__).parent
 CASES_DIR = TESTS / "cases"

@@ -163,7 +163,8 @@ def test_validate_reports_fixture_problems(tmp_path: Path) -> None:
 
 PARALLEL_RUN = """
 import sys
-from replaygate import cli, engine
+from replaygate import cli
+from replaygate.engine import runner as engine
 engine.PARALLEL_MIN_CASES, engine.CHUNK_CASES = 1, 3
 jobs = int(sys.argv[1])
 assert engine._can_fork(jobs, 40) == (jobs > 1), "the path under test must be the one meant"

@@ -1,4 +1,4 @@
-"""Tests for replaygate.files: containment, safe reads and pack discovery."""
+"""Tests for replaygate.loading.files: containment, safe reads and pack discovery."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from replaygate.errors import PackError
-from replaygate.files import (
+from replaygate.loading.files import (
     MAX_YAML_BYTES,
     find_repository_root,
     is_repository_root,

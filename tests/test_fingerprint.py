@@ -6,7 +6,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from replaygate.fingerprint import fingerprint
+from replaygate.results.fingerprint import fingerprint
 
 PARTS = (
     "starter",

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from packbuilder import CONTRACT, fixture, make_pack
 from replaygate.errors import PackError
-from replaygate.fixtures import load_case_input
-from replaygate.pack import load_contract
+from replaygate.loading.fixtures import load_case_input
+from replaygate.loading.pack import load_contract
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -71,7 +71,8 @@ def test_any_fixture_shape_evaluates_or_errors_the_case(
 ) -> None:
     from datetime import UTC, datetime
 
-    from replaygate.engine import load_packs, run_packs
+    from replaygate.engine.runner import run_packs
+    from replaygate.loading.pack import load_packs
 
     root = tmp_path_factory.mktemp("repo")  # type: ignore[attr-defined]
     body = fixture()

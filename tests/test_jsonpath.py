@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonpath_ng.ext import parse as reference_parse
 
-from replaygate.jsonpath import MAX_MATCHES, PathTooBroad, compile_path
-from replaygate.normalize import EmbeddedJson, unwrap
+from replaygate.assertions.jsonpath import MAX_MATCHES, PathTooBroad, compile_path
+from replaygate.assertions.values import EmbeddedJson, unwrap
 
 DOC: dict[str, Any] = {
     "a": [1, 2, {"b": "xyz"}],
@@ -99,7 +99,7 @@ def test_compile_is_cached() -> None:
 
 def test_simple_paths_do_not_import_jsonpath_ng() -> None:
     code = (
-        "import sys; from replaygate.jsonpath import compile_path;"
+        "import sys; from replaygate.assertions.jsonpath import compile_path;"
         "assert compile_path(\"$.a['b'][-1]\").find({'a': {'b': [1, 2]}}) == [2];"
         "print('jsonpath_ng' in sys.modules)"
     )

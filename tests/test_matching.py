@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from replaygate.matching import match_calls
+from replaygate.engine.matching import match_calls
 
 
 def _fits(pairs: set[tuple[int, int]]):  # type: ignore[no-untyped-def]

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from replaygate.cli import main
-from replaygate.commands.merge import merge_results
 from replaygate.errors import PackError
 from replaygate.report.json import load_results, render_json
-from replaygate.result import Problem, RunResult, Status
+from replaygate.results.merge import merge_results
+from replaygate.results.model import Problem, RunResult, Status
 from sample_results import case, failed, result
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from replaygate.normalize import (
+from replaygate.loading.normalize import (
     EmbeddedJson,
     FixtureShapeError,
     normalize_request,

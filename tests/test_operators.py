@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from replaygate.operators import MODIFIERS, OPERATORS, CheckError
-from replaygate.values import MAX_REPR, short, strict_equal, suggestion
+from replaygate.assertions.operators import MODIFIERS, OPERATORS, CheckError
+from replaygate.assertions.values import MAX_REPR, short, strict_equal, suggestion
 
 
 def check(name: str, expected: Any, actual: Any, env: dict[str, str] | None = None) -> str | None:

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from packbuilder import CONTRACT, fixture, make_pack
-from replaygate.engine import load_packs, run_packs
-from replaygate.result import Status
+from replaygate.engine.runner import run_packs
+from replaygate.loading.pack import load_packs
+from replaygate.results.model import Status
 
 NOW = datetime(2026, 11, 26, tzinfo=UTC)
 

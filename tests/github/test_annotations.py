@@ -6,7 +6,7 @@ from pathlib import Path
 
 from replaygate.github import annotations as notes
 from replaygate.github.annotations import Level, collect, select, workspace_path
-from replaygate.result import Problem, Status
+from replaygate.results.model import Problem, Status
 from sample_results import case, failed, result
 
 

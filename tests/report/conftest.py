@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from replaygate.result import (
+from replaygate.results.model import (
     CaseResult,
     Failure,
     PackSummary,

@@ -14,7 +14,7 @@ import pytest
 from replaygate import __version__
 from replaygate.errors import PackError
 from replaygate.report.json import load_results, render_json
-from replaygate.result import CaseResult, Failure, RunResult, Status
+from replaygate.results.model import CaseResult, Failure, RunResult, Status
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "results.schema.json").read_text())
 

@@ -12,7 +12,7 @@ import xmlschema
 
 from replaygate.report.escape import xml_safe
 from replaygate.report.junit import PROBLEMS_SUITE, classname, render_junit
-from replaygate.result import CaseResult, Failure, Problem, RunResult, Status
+from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
 XSD = xmlschema.XMLSchema(Path(__file__).parents[1] / "data" / "junit-10.xsd")
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from replaygate.report.markdown import render_markdown
-from replaygate.result import CaseResult, Problem, RunResult, Status
+from replaygate.results.model import CaseResult, Problem, RunResult, Status
 
 MIB = 1024 * 1024
 NOTE = re.compile(r"\*\*Report cut to fit:\*\* (.*) not shown(; see .*)?\.")

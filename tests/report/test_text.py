@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from replaygate.report.text import render_text
-from replaygate.result import CaseResult, Failure, Problem, RunResult, Status
+from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
 
 def test_mixed_run_reads_problems_failures_skips_then_totals(mixed: RunResult) -> None:

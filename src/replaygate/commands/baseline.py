@@ -19,9 +19,9 @@ def add_parser(sub: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from replaygate.baseline import baseline_entries, load_entries, render_baseline
-    from replaygate.commands.merge import read_results
-    from replaygate.reportfiles import write_atomic
+    from replaygate.report.files import write_atomic
+    from replaygate.report.json import read_results
+    from replaygate.results.baseline import baseline_entries, load_entries, render_baseline
 
     result = read_results(args.results)
     if not args.output:

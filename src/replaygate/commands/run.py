@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from replaygate.reporting import add_report_options, finish
+from replaygate.commands.options import add_report_options, finish
 
 PROVIDERS = ("recorded",)
 
@@ -57,8 +57,9 @@ def _default_jobs() -> int:
 
 
 def main(args: argparse.Namespace) -> int:
-    from replaygate.engine import case_keys, load_packs, run_packs
-    from replaygate.shard import parse_shard
+    from replaygate.engine.runner import case_keys, run_packs
+    from replaygate.loading.pack import load_packs
+    from replaygate.results.shard import parse_shard
 
     shard = parse_shard(args.shard) if args.shard else None
     root = Path(args.root).resolve() if args.root else None

@@ -18,8 +18,8 @@ def add_parser(sub: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from replaygate.engine import load_packs
-    from replaygate.fixtures import load_case_input
+    from replaygate.loading.fixtures import load_case_input
+    from replaygate.loading.pack import load_packs
     from replaygate.report.escape import terminal_safe
 
     root = Path(args.root).resolve() if args.root else None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from replaygate.report.grammar import failure_line, message_line
-from replaygate.result import PRECEDENCE, CaseResult, Problem, RunResult, Status
+from replaygate.results.model import PRECEDENCE, CaseResult, Problem, RunResult, Status
 
 MESSAGE_LIMIT = 4096  # characters GitHub keeps of an annotation message
 PER_STEP_LIMIT = 10  # annotations of one level a step shows (and 50 a job)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from replaygate.github.comment import MARKER, embed_fingerprints
 from replaygate.report.escape import markdown_cell
 from replaygate.report.grammar import totals_phrase, where
-from replaygate.result import CaseResult, RunResult, Status
+from replaygate.results.model import CaseResult, RunResult, Status
 
 MAX_ROWS = 50  # per table; the step summary and the reports have the rest
 MAX_EMBEDDED = 2000  # fingerprints carried to the next run (about 30 KB of the 64 KB body)

@@ -14,7 +14,7 @@ from replaygate.github import annotations as notes
 from replaygate.github import env, workflow
 from replaygate.github.comment_body import delta, failing_fingerprints, render_comment
 from replaygate.report.grammar import is_blocking, totals_phrase
-from replaygate.result import RunResult
+from replaygate.results.model import RunResult
 
 if TYPE_CHECKING:
     from replaygate.github.api import GitHubApi, GitHubApiError

@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from replaygate.result import CaseResult, Failure, RunResult, Status
+from replaygate.results.model import CaseResult, Failure, RunResult, Status
 
 NO_REASON = "no reason given"
 _DEFAULT_MESSAGE = {

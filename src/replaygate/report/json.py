@@ -6,12 +6,13 @@ import dataclasses
 import json
 import math
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from replaygate import __version__
 from replaygate.errors import PackError
 from replaygate.report import json_shape as shape
-from replaygate.result import CaseResult, Failure, PackSummary, Problem, RunResult, Status
+from replaygate.results.model import CaseResult, Failure, PackSummary, Problem, RunResult, Status
 
 SCHEMA_VERSION = "1.0"
 DEFAULT_PROVIDER = "recorded"
@@ -138,6 +139,17 @@ def load_results(text: str, *, shown: str) -> RunResult:
         raise PackError(shown, None, "invalid JSON: nested too deeply") from None
     except shape.Invalid as error:
         raise PackError(shown, None, f"not a replaygate results file: {error}") from None
+
+
+def read_results(path: str) -> RunResult:
+    """A results file, or a PackError naming it."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise PackError(path, None, f"cannot read the results: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise PackError(path, None, "the results file is not UTF-8 text") from None
+    return load_results(text, shown=path)
 
 
 def _reject_constant(name: str) -> Any:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from replaygate.report.escape import truncate
-from replaygate.result import Status
+from replaygate.results.model import Status
 
 Check = tuple[Callable[[Any], bool], str]
 _STATUSES = frozenset(Status)  # the members compare equal to their string values

@@ -9,7 +9,7 @@ import junit_xml
 
 from replaygate.report.escape import truncate, xml_safe
 from replaygate.report.grammar import case_line, failure_line, value_text, where
-from replaygate.result import CaseResult, Problem, RunResult, Status
+from replaygate.results.model import CaseResult, Problem, RunResult, Status
 
 PROBLEMS_SUITE = "replaygate.problems"
 _DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n'

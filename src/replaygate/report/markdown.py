@@ -15,7 +15,7 @@ from replaygate.report.grammar import (
     totals_phrase,
     where,
 )
-from replaygate.result import CaseResult, RunResult, Status
+from replaygate.results.model import CaseResult, RunResult, Status
 
 _COUNTED = (Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED)
 _PASSING, _FAILING = "\u2705", "\u274c"  # the check mark and cross emoji

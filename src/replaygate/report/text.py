@@ -10,7 +10,7 @@ from replaygate.report.grammar import (
     skip_reasons,
     totals_phrase,
 )
-from replaygate.result import CaseResult, Problem, RunResult, Status
+from replaygate.results.model import CaseResult, Problem, RunResult, Status
 
 _LINE_LIMIT = 2000  # characters of one case line before escaping
 _RED, _YELLOW, _GREEN, _RESET = "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[0m"

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from replaygate.toolschema import InvalidToolSchema, violations
+from replaygate.engine.tool_schemas import InvalidToolSchema, violations
 
 SCHEMA = {
     "type": "object",

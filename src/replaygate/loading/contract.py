@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate.assertions import Assertion, compile_assertion
+from replaygate.assertions.assertion import Assertion, compile_assertion
 from replaygate.errors import PackError
-from replaygate.model import ContractModel
+from replaygate.loading.models import ContractModel
 
 MULTI_TOOL = "multi_tool_call"
 

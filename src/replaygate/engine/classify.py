@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from replaygate.result import PRECEDENCE, Classification, Failure
+from replaygate.results.model import PRECEDENCE, Classification, Failure
 
 
 def unmatched_call_class(

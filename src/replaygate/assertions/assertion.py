@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from replaygate.assertions.jsonpath import CompiledPath, PathTooBroad, compile_path
+from replaygate.assertions.operators import MODIFIERS, OPERATORS, CheckError, Operator
+from replaygate.assertions.values import short, suggestion
 from replaygate.errors import PackError
-from replaygate.jsonpath import CompiledPath, PathTooBroad, compile_path
-from replaygate.operators import MODIFIERS, OPERATORS, CheckError, Operator
-from replaygate.values import short, suggestion
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,11 +6,12 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from replaygate.calls import check_calls
-from replaygate.case import CaseContext, CaseInput, CaseUndecidable, Collector, check_invariants
-from replaygate.classify import primary
-from replaygate.fingerprint import fingerprint
-from replaygate.result import CaseResult, Classification, Failure, Status
+from replaygate.engine.call_checks import check_calls
+from replaygate.engine.classify import primary
+from replaygate.engine.collector import CaseContext, CaseUndecidable, Collector, check_invariants
+from replaygate.loading.fixtures import CaseInput
+from replaygate.results.fingerprint import fingerprint
+from replaygate.results.model import CaseResult, Classification, Failure, Status
 
 RECORDED = "recorded"
 

@@ -1,4 +1,4 @@
-"""A golden case under evaluation: its loaded input, its context, and the failures collected."""
+"""A golden case under evaluation: its context, and the failures its checks collect."""
 
 from __future__ import annotations
 
@@ -6,21 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaygate.assertions import Assertion, Mismatch, evaluate_assertion
-from replaygate.contract import Contract, GoldenCase
-from replaygate.normalize import ToolCall
-from replaygate.result import Classification, Failure
-
-
-@dataclass(frozen=True, slots=True)
-class CaseInput:
-    """A golden case's normalised request and response, as loaded from its files."""
-
-    request: dict[str, Any]
-    schemas: Mapping[str, Mapping[str, Any]]
-    response: dict[str, Any] | None  # None: no recording and no embedded response
-    calls: tuple[ToolCall, ...]
-    looked_in: str  # where a recording was looked for, for recording_not_found
+from replaygate.assertions.assertion import Assertion, Mismatch, evaluate_assertion
+from replaygate.loading.contract import Contract, GoldenCase
+from replaygate.results.model import Classification, Failure
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import json
 import math
 import reprlib
 from collections.abc import Iterable
@@ -87,3 +88,31 @@ def _json_scalar(item: Any) -> bool:
     if isinstance(item, float):
         return math.isfinite(item)
     return item is None or isinstance(item, str | int)
+
+
+class EmbeddedJson(dict[str, Any]):
+    """A JSON object parsed from a JSON string (tool-call arguments).
+
+    JSONPath traversal descends into it as an object, while a path that ends on
+    it sees the JSON text (``raw``): arguments are a JSON string in results.
+    Arguments recorded as an object get their text only when someone asks.
+    """
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, parsed: dict[str, Any], raw: str | None = None) -> None:
+        super().__init__(parsed)
+        self._raw = raw
+
+    @property
+    def raw(self) -> str:
+        if self._raw is None:
+            self._raw = json.dumps(self, ensure_ascii=False, separators=(",", ":"))
+        return self._raw
+
+
+def unwrap(value: Any) -> Any:
+    """The value a path that ends on ``value`` reports (the raw JSON text for arguments)."""
+    if isinstance(value, EmbeddedJson):
+        return value.raw
+    return value

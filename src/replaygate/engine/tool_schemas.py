@@ -14,7 +14,7 @@ from jsonschema import validators
 from referencing import Registry
 from referencing.exceptions import NoSuchResource, Unresolvable
 
-from replaygate.operators import OPERATORS, REGEX_TIMEOUT_S
+from replaygate.assertions.operators import OPERATORS, REGEX_TIMEOUT_S
 
 MAX_ERRORS_PER_CALL = 10
 # The cache key of a schema; one encoder, since json.dumps(..., sort_keys=True) builds one per call.

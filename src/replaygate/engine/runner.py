@@ -1,4 +1,4 @@
-"""Run loaded packs: load each selected case's input and evaluate it, pack by pack."""
+"""Run loaded packs: load each selected case's input and judge it, in order, forked when large."""
 
 from __future__ import annotations
 
@@ -9,59 +9,17 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from pathlib import Path
 
-from replaygate.case import CaseContext
-from replaygate.evaluate import evaluate_case
-from replaygate.fixtures import load_case_input
-from replaygate.pack import Pack, find_packs, load_pack
-from replaygate.result import CaseResult, Problem, RunResult
+from replaygate.engine.collector import CaseContext
+from replaygate.engine.judge import evaluate_case
+from replaygate.loading.fixtures import load_case_input
+from replaygate.loading.pack import Loaded, Pack
+from replaygate.results.model import CaseResult, RunResult
 
 PARALLEL_MIN_CASES = 2000  # below this, forking costs more than it saves
 CHUNK_CASES = 250
 CaseKey = tuple[str, str, str]  # pack_id, contract path within the pack, case id
 Select = Callable[[CaseKey], bool]
-
-
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    packs: tuple[Pack, ...]
-    problems: tuple[Problem, ...]
-
-
-def _root_for(pack_file: Path, root: Path | None, cwd: Path) -> Path:
-    if root is not None:
-        return root
-    from replaygate.files import find_repository_root
-
-    return find_repository_root(pack_file.parent) or cwd
-
-
-def load_packs(targets: Sequence[str], *, cwd: Path, root: Path | None, now: datetime) -> Loaded:
-    """Every pack under ``targets``; problems collected, the packs that load still load."""
-    pack_files, problems = find_packs(targets, cwd)
-    packs: list[Pack] = []
-    seen: dict[str, str] = {}
-    for pack_file in pack_files:
-        pack, found = load_pack(pack_file, _root_for(pack_file, root, cwd).resolve(), now)
-        problems.extend(found)
-        if pack is None:
-            continue
-        if pack.pack_id in seen:
-            problems.append(
-                Problem(
-                    f"{pack.shown}/pack.yaml",
-                    None,
-                    f"pack_id '{pack.pack_id}' is already used by {seen[pack.pack_id]}",
-                )
-            )
-            continue
-        seen[pack.pack_id] = pack.shown
-        packs.append(pack)
-    if not pack_files and not problems:
-        problems.append(Problem(", ".join(targets), None, "no pack.yaml found"))
-    return Loaded(tuple(packs), tuple(problems))
 
 
 def case_keys(packs: Sequence[Pack]) -> list[CaseKey]:

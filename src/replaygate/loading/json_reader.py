@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from replaygate.errors import PackError
-from replaygate.files import MAX_DEPTH, MAX_JSON_BYTES, read_text
+from replaygate.loading.files import MAX_DEPTH, MAX_JSON_BYTES, read_text
 
 
 class _JsonProblem(ValueError):

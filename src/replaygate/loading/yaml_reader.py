@@ -22,7 +22,7 @@ from yaml.nodes import ScalarNode
 from yaml.reader import ReaderError
 
 from replaygate.errors import PackError
-from replaygate.files import MAX_DEPTH, MAX_YAML_BYTES, read_text
+from replaygate.loading.files import MAX_DEPTH, MAX_YAML_BYTES, read_text
 
 try:
     from yaml import CSafeLoader as _BaseLoader

@@ -4,18 +4,34 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replaygate import files, jsonio
-from replaygate.case import CaseInput
-from replaygate.contract import Contract, GoldenCase
 from replaygate.errors import PackError
-from replaygate.normalize import FixtureShapeError, normalize_request, normalize_response
-from replaygate.pack import Pack, shown_path
+from replaygate.loading import files, json_reader
+from replaygate.loading.contract import Contract, GoldenCase
+from replaygate.loading.normalize import (
+    FixtureShapeError,
+    ToolCall,
+    normalize_request,
+    normalize_response,
+)
+from replaygate.loading.pack import Pack, shown_path
 
 NEGATIVE_PREFIX = "negative/"
 RECORDING_SUFFIX = ".recording.json"
+
+
+@dataclass(frozen=True, slots=True)
+class CaseInput:
+    """A golden case's normalised request and response, as loaded from its files."""
+
+    request: dict[str, Any]
+    schemas: Mapping[str, Mapping[str, Any]]
+    response: dict[str, Any] | None  # None: no recording and no embedded response
+    calls: tuple[ToolCall, ...]
+    looked_in: str  # where a recording was looked for, for recording_not_found
 
 
 def _fixture_path(pack: Pack, contract: Contract, case: GoldenCase) -> Path:
@@ -61,7 +77,7 @@ def _response(pack: Pack, case: GoldenCase, fixture: Mapping[str, Any]) -> tuple
     path, shown = _recording(pack, case)
     if path is None:
         return fixture.get("response"), shown
-    recording = jsonio.load_json(path, shown=shown)
+    recording = json_reader.load_json(path, shown=shown)
     if not isinstance(recording, Mapping) or not isinstance(recording.get("response"), Mapping):
         raise PackError(shown, None, "a recording must be an object with a 'response' object")
     return recording["response"], shown
@@ -72,7 +88,7 @@ def load_case_input(pack: Pack, contract: Contract, case: GoldenCase) -> CaseInp
     try:
         path = _fixture_path(pack, contract, case)
         shown = shown_path(path, pack.root)
-        fixture = jsonio.load_json(path, shown=shown)
+        fixture = json_reader.load_json(path, shown=shown)
         if not isinstance(fixture, Mapping):
             raise PackError(shown, 1, "a fixture must be a JSON object")
         response, looked_in = _response(pack, case, fixture)

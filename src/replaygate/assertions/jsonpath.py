@@ -8,7 +8,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaygate.normalize import unwrap
+from replaygate.assertions.values import unwrap
 
 MAX_PATH_LENGTH = 512
 MAX_MATCHES = 10_000
@@ -42,7 +42,7 @@ class CompiledPath:
     expr: Any = field(default=None, repr=False, compare=False)  # a jsonpath_ng JSONPath
 
     def find(self, doc: Any) -> list[Any]:
-        """The values the path matches in ``doc``, each passed through normalize.unwrap.
+        """The values the path matches in ``doc``, each passed through values.unwrap.
 
         Raises PathTooBroad when a collection path matches more than MAX_MATCHES values.
         """

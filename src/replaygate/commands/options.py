@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TextIO
 
 from replaygate.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
-from replaygate.reportfiles import write_atomic
-from replaygate.result import RunResult
+from replaygate.report.files import write_atomic
+from replaygate.results.model import RunResult
 
 SUMMARY_NOTE = "the JUnit and JSON result files"
 
@@ -72,7 +72,7 @@ def finish(result: RunResult, args: argparse.Namespace) -> int:
     """Apply the baseline, write and publish the reports; the exit code of `run` and `merge`."""
     accepted: frozenset[str] | None = None
     if args.baseline:
-        from replaygate import baseline
+        from replaygate.results import baseline
 
         accepted = baseline.load_baseline(Path(args.baseline))
         result = baseline.apply_baseline(result, accepted)

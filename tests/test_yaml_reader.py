@@ -1,4 +1,4 @@
-"""Tests for replaygate.yamlio: lines kept, surprises recorded, hostile YAML and JSON refused."""
+"""Tests for loading.yaml_reader: lines kept, surprises recorded, hostile YAML and JSON refused."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 from replaygate.errors import PackError
-from replaygate.files import MAX_DEPTH
-from replaygate.jsonio import load_json, parse_json
-from replaygate.yamlio import (
+from replaygate.loading.files import MAX_DEPTH
+from replaygate.loading.json_reader import load_json, parse_json
+from replaygate.loading.yaml_reader import (
     YamlMap,
     YamlSeq,
     describe_surprise,

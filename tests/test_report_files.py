@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from replaygate.errors import ReplayGateError
-from replaygate.reportfiles import write_atomic
+from replaygate.report.files import write_atomic
 
 
 def test_writes_creating_folders_with_the_usual_permissions(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import regex
 
-from replaygate.values import is_number, non_json, short, strict_equal, suggestion
+from replaygate.assertions.values import is_number, non_json, short, strict_equal, suggestion
 
 REGEX_TIMEOUT_S = 0.25  # per search; a longer one is an "error" mismatch
 MAX_REGEX_UNITS = 10_000  # `regex` expands counted repeats at compile time (a{10**9}: 260 GB)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from replaygate.assertions import Assertion, Mismatch, evaluate_assertion
-from replaygate.case import CaseUndecidable, Collector
-from replaygate.classify import unmatched_call_class
-from replaygate.contract import ExpectedCall
-from replaygate.matching import match_calls
-from replaygate.normalize import ToolCall
-from replaygate.result import Classification
-from replaygate.toolschema import InvalidToolSchema, violations
+from replaygate.assertions.assertion import Assertion, Mismatch, evaluate_assertion
+from replaygate.engine.classify import unmatched_call_class
+from replaygate.engine.collector import CaseUndecidable, Collector
+from replaygate.engine.matching import match_calls
+from replaygate.engine.tool_schemas import InvalidToolSchema, violations
+from replaygate.loading.contract import ExpectedCall
+from replaygate.loading.normalize import ToolCall
+from replaygate.results.model import Classification
 
 
 def _malformed(col: Collector, calls: Sequence[ToolCall]) -> None:

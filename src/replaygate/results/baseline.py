@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import PackError
-from replaygate.result import CaseResult, RunResult, Status
+from replaygate.results.model import CaseResult, RunResult, Status
 
 VERSION = 1
 _FINGERPRINT = re.compile(r"[0-9a-f]{12}")

@@ -12,11 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from replaygate import files, jsonio, yamlio
-from replaygate.contract import Contract, compile_contract
 from replaygate.errors import PackError
-from replaygate.model import AllowlistModel, ContractModel, PackModel, validation_errors
-from replaygate.result import PackSummary, Problem
+from replaygate.loading import files, json_reader, yaml_reader
+from replaygate.loading.contract import Contract, compile_contract
+from replaygate.loading.models import AllowlistModel, ContractModel, PackModel, validation_errors
+from replaygate.results.model import PackSummary, Problem
 
 PACK_FILE = "pack.yaml"
 ALLOWLIST_FILE = "nr-allowlist.json"
@@ -75,18 +75,18 @@ def _validate(model: type[BaseModel], data: Any, shown: str) -> Any:
     except ValidationError as exc:
         errors = validation_errors(exc)
     loc, message = errors[0]
-    surprise = yamlio.surprise_at(data, loc)
+    surprise = yaml_reader.surprise_at(data, loc)
     if surprise is not None:
-        message += f"; {yamlio.describe_surprise(surprise, yamlio.value_at(data, loc))}"
+        message += f"; {yaml_reader.describe_surprise(surprise, yaml_reader.value_at(data, loc))}"
     extra = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    raise PackError(shown, yamlio.line_of(data, loc), message + extra)
+    raise PackError(shown, yaml_reader.line_of(data, loc), message + extra)
 
 
 def _pack_dir(paths: Any, key: str, default: Path, root: Path, raw: Any, shown: str) -> Path:
     text = getattr(paths, key, None) if paths is not None else None
     if text is None:
         return default
-    line = yamlio.line_of(raw, ("paths", key))
+    line = yaml_reader.line_of(raw, ("paths", key))
     where = files.resolve_inside(
         root, text, root=root, what=f"paths.{key}", within="the repository", file=shown, line=line
     )
@@ -117,7 +117,9 @@ def _contract_files(
     if model.contracts is None:
         names = [(p.name, None) for p in sorted(contracts_dir.glob("*.yaml"))]
     else:
-        names = [(n, yamlio.line_of(raw, ("contracts", i))) for i, n in enumerate(model.contracts)]
+        names = [
+            (n, yaml_reader.line_of(raw, ("contracts", i))) for i, n in enumerate(model.contracts)
+        ]
     within = f"the contracts directory {shown_path(contracts_dir, root)}"
     found: dict[Path, int | None] = {}
     for name, line in names:
@@ -152,7 +154,7 @@ def contract_path(path: Path, pack_dir: Path, root: Path) -> str:
 
 def _surprising_operator_values(raw: Any, shown: str) -> None:
     """Refuse YAML 1.1 surprises where any type is accepted: `equals: no` is almost never false."""
-    for node in yamlio.walk_maps(raw):
+    for node in yaml_reader.walk_maps(raw):
         if "path" not in node:
             continue
         for key in ANY_VALUE_OPERATORS:
@@ -164,18 +166,18 @@ def _surprising_operator_values(raw: Any, shown: str) -> None:
                 else [where]
             )
             for spot in spots:
-                text = yamlio.surprise_at(node, spot)
+                text = yaml_reader.surprise_at(node, spot)
                 if text is not None:
                     raise PackError(
                         shown,
-                        yamlio.line_of(node, spot),
-                        yamlio.describe_surprise(text, yamlio.value_at(node, spot)),
+                        yaml_reader.line_of(node, spot),
+                        yaml_reader.describe_surprise(text, yaml_reader.value_at(node, spot)),
                     )
 
 
 def load_contract(path: Path, pack_dir: Path, root: Path) -> Contract:
     shown = shown_path(path, root)
-    raw = yamlio.load_yaml(path, shown=shown)
+    raw = yaml_reader.load_yaml(path, shown=shown)
     if not isinstance(raw, Mapping):
         raise PackError(shown, 1, "a contract must be a mapping of keys (tool, golden_cases, ...)")
     _surprising_operator_values(raw, shown)
@@ -191,7 +193,7 @@ def _allowlist(
         return {}
     shown = shown_path(path, root)
     try:
-        model = _validate(AllowlistModel, jsonio.load_json(path, shown=shown), shown)
+        model = _validate(AllowlistModel, json_reader.load_json(path, shown=shown), shown)
     except PackError as exc:
         problems.append(Problem(exc.file, exc.line, exc.message))
         return {}
@@ -231,7 +233,7 @@ def load_pack(pack_file: Path, root: Path, now: datetime) -> tuple[Pack | None, 
     pack_dir = pack_file.parent
     shown = shown_path(pack_file, root)
     try:
-        raw = yamlio.load_yaml(pack_file, shown=shown)
+        raw = yaml_reader.load_yaml(pack_file, shown=shown)
         model: PackModel = _validate(PackModel, raw if raw is not None else {}, shown)
         paths = model.paths
         contracts_dir = _pack_dir(paths, "contracts_dir", pack_dir / "contracts", root, raw, shown)
@@ -272,3 +274,41 @@ def _load_contracts(
             yield load_contract(path, pack_dir, root)
         except PackError as exc:
             problems.append(Problem(exc.file, exc.line, exc.message))
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    packs: tuple[Pack, ...]
+    problems: tuple[Problem, ...]
+
+
+def _root_for(pack_file: Path, root: Path | None, cwd: Path) -> Path:
+    if root is not None:
+        return root
+    return files.find_repository_root(pack_file.parent) or cwd
+
+
+def load_packs(targets: Sequence[str], *, cwd: Path, root: Path | None, now: datetime) -> Loaded:
+    """Every pack under ``targets``; problems collected, the packs that load still load."""
+    pack_files, problems = find_packs(targets, cwd)
+    packs: list[Pack] = []
+    seen: dict[str, str] = {}
+    for pack_file in pack_files:
+        pack, found = load_pack(pack_file, _root_for(pack_file, root, cwd).resolve(), now)
+        problems.extend(found)
+        if pack is None:
+            continue
+        if pack.pack_id in seen:
+            problems.append(
+                Problem(
+                    f"{pack.shown}/pack.yaml",
+                    None,
+                    f"pack_id '{pack.pack_id}' is already used by {seen[pack.pack_id]}",
+                )
+            )
+            continue
+        seen[pack.pack_id] = pack.shown
+        packs.append(pack)
+    if not pack_files and not problems:
+        problems.append(Problem(", ".join(targets), None, "no pack.yaml found"))
+    return Loaded(tuple(packs), tuple(problems))

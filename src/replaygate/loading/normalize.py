@@ -7,36 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from replaygate.files import MAX_DEPTH
-from replaygate.jsonio import depth_exceeds, finite_float
-
-
-class EmbeddedJson(dict[str, Any]):
-    """A JSON object parsed from a JSON string (tool-call arguments).
-
-    JSONPath traversal descends into it as an object, while a path that ends on
-    it sees the JSON text (``raw``): arguments are a JSON string in results.
-    Arguments recorded as an object get their text only when someone asks.
-    """
-
-    __slots__ = ("_raw",)
-
-    def __init__(self, parsed: dict[str, Any], raw: str | None = None) -> None:
-        super().__init__(parsed)
-        self._raw = raw
-
-    @property
-    def raw(self) -> str:
-        if self._raw is None:
-            self._raw = json.dumps(self, ensure_ascii=False, separators=(",", ":"))
-        return self._raw
-
-
-def unwrap(value: Any) -> Any:
-    """The value a path that ends on ``value`` reports (the raw JSON text for arguments)."""
-    if isinstance(value, EmbeddedJson):
-        return value.raw
-    return value
+from replaygate.assertions.values import EmbeddedJson
+from replaygate.loading.files import MAX_DEPTH
+from replaygate.loading.json_reader import depth_exceeds, finite_float
 
 
 class FixtureShapeError(ValueError):

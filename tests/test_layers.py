@@ -1,0 +1,117 @@
+"""The package's layers: a module imports only from its own layer or a lower one.
+
+Data flows one way (files -> loaded models -> evaluation -> results -> reports -> GitHub), and
+so do imports. docs/architecture.md describes each layer; this test is its enforcement.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+# Lowest first. A module belongs to the longest prefix that names it.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    # the shared vocabulary: the version, the error type, result data and its fingerprints
+    (
+        "replaygate",
+        "replaygate.errors",
+        "replaygate.results.model",
+        "replaygate.results.fingerprint",
+    ),
+    ("replaygate.assertions",),  # the assertion language: values, JSONPath, the operator table
+    ("replaygate.loading",),  # files -> validated, compiled packs, contracts and case inputs
+    ("replaygate.engine",),  # one golden case judged; the runner
+    ("replaygate.results",),  # baseline, shards, merge: results combined and filtered
+    ("replaygate.report",),  # renderers: text, JSON, JUnit, markdown
+    ("replaygate.github",),  # the action's channels: annotations, summary, outputs, API
+    ("replaygate.commands",),  # one module per CLI command
+    ("replaygate.cli",),  # the thin main
+)
+SHARED_COMMAND_MODULES = {"replaygate.commands.options"}
+
+
+def layer_of(module: str) -> int:
+    best, best_len = -1, -1
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            matches = module == prefix or (
+                module.startswith(prefix + ".") and prefix != "replaygate"
+            )
+            if matches and len(prefix) > best_len:
+                best, best_len = index, len(prefix)
+    if best < 0:
+        raise AssertionError(f"{module} is in no layer: add it to LAYERS and the architecture doc")
+    return best
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(source: str) -> list[tuple[int, str]]:
+    """Every replaygate module ``source`` imports, deferred imports inside functions included."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "replaygate":
+                found += [(node.lineno, f"replaygate.{alias.name}") for alias in node.names]
+            elif node.module.startswith("replaygate."):
+                found.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("replaygate")]
+    return found
+
+
+def violations(importer: str, source: str) -> list[str]:
+    own = layer_of(importer)
+    found = []
+    for line, target in imports(source):
+        if target == "replaygate.__version__" or target == "replaygate.__init__":
+            continue
+        if layer_of(target) > own:
+            found.append(f"{importer}:{line} imports {target}, a higher layer")
+        sibling_command = (
+            importer.startswith("replaygate.commands.")
+            and target.startswith("replaygate.commands.")
+            and target not in SHARED_COMMAND_MODULES
+            and target != importer
+        )
+        if sibling_command:
+            found.append(f"{importer}:{line} imports another command's module {target}")
+    return found
+
+
+MODULES = sorted(SRC.rglob("*.py"))
+
+
+def test_every_module_is_in_a_layer() -> None:
+    for path in MODULES:
+        layer_of(module_name(path))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
+def test_no_import_crosses_a_layer_upwards(path: Path) -> None:
+    assert violations(module_name(path), path.read_text(encoding="utf-8")) == []
+
+
+def test_the_check_sees_an_upward_import() -> None:
+    """The rule itself can fail: an engine module importing a reporter is caught."""
+    source = "def f():\n    from replaygate.report.text import render_text\n"
+    assert violations("replaygate.engine.probe", source) == [
+        "replaygate.engine.probe:2 imports replaygate.report.text, a higher layer"
+    ]
+
+
+def test_the_check_sees_a_command_importing_another() -> None:
+    source = (
+        "from replaygate.commands.merge import main\n"
+        "from replaygate.commands.options import finish\n"
+    )
+    assert violations("replaygate.commands.baseline", source) == [
+        "replaygate.commands.baseline:1 imports another command's module replaygate.commands.merge"
+    ]
