@@ -1,6 +1,7 @@
 """Benchmark `replaygate run` against the time it takes only to read and parse the same files.
 
-Usage: python bench/bench_run.py [--quick] [--sizes 1000,10000] [--repeat N] [--keep DIR]
+Usage: python bench/bench_run.py [--corpus synthetic|realistic] [--quick] [--sizes 1000,10000]
+                                 [--repeat N] [--keep DIR]
 
 Each measurement runs in a fresh subprocess (this script with --child), so peak RSS is that
 of one run only. Timings exclude interpreter start-up, which is measured on its own.
@@ -239,12 +240,12 @@ def parse_floor(root: Path) -> None:
                 json.loads(text)
 
 
-def replaygate_run(root: Path) -> int:
+def replaygate_run(root: Path, jobs: list[str]) -> int:
     from replaygate import cli
 
     out = root / "out"
     out.mkdir(exist_ok=True)
-    argv = ["run", "--root", str(root), "--json", str(out / "results.json")]
+    argv = ["run", *jobs, "--root", str(root), "--json", str(out / "results.json")]
     argv += ["--junit", str(out / "junit.xml"), str(root / "packs")]
     return cli.main(argv)
 
@@ -254,7 +255,9 @@ def child(mode: str, root: Path, report: Path) -> None:
     start = time.perf_counter()
     code = 0
     if mode == "run":
-        code = replaygate_run(root)
+        code = replaygate_run(root, [])
+    elif mode == "run-j1":
+        code = replaygate_run(root, ["--jobs", "1"])
     else:
         parse_floor(root)
     seconds = time.perf_counter() - start
@@ -292,15 +295,22 @@ class Row:
     cases: int
     floor: Measure
     run: Measure
+    run_j1: Measure
     totals: dict[str, int]
 
 
-def bench_size(base: Path, cases: int, repeat: int) -> Row:
-    root = base / f"n{cases}"
+def bench_size(base: Path, cases: int, repeat: int, corpus: str) -> Row:
+    root = base / f"{corpus}-n{cases}"
     started = time.perf_counter()
-    generate(root, cases)
+    if corpus == "realistic":
+        import corpus_realistic
+
+        corpus_realistic.generate(root, cases)
+    else:
+        generate(root, cases)
     print(f"generated {cases} cases in {time.perf_counter() - started:.1f}s", file=sys.stderr)
-    return Row(cases, measure("floor", root, repeat), measure("run", root, repeat), totals(root))
+    floor, run = measure("floor", root, repeat), measure("run", root, repeat)
+    return Row(cases, floor, run, measure("run-j1", root, repeat), totals(root))
 
 
 def startup(best_of: int = 10) -> tuple[float, float]:
@@ -328,16 +338,17 @@ def marginal(r: Row, baseline: Row) -> tuple[float, float]:
 
 def print_table(rows: list[Row], baseline: Row) -> None:
     print(
-        f"{'cases':>8} {'floor_s':>8} {'run_s':>8} {'ratio':>6} {'floor_MB':>9} "
-        f"{'run_MB':>8} {'us/case':>8}  totals"
+        f"{'cases':>8} {'floor_s':>8} {'run_s':>8} {'ratio':>6} {'j1_s':>7} {'ratio1':>6} "
+        f"{'floor_MB':>9} {'run_MB':>8} {'us/case':>8}  totals"
     )
     for r in rows:
-        ratio = r.run.seconds / r.floor.seconds
+        ratio, ratio1 = r.run.seconds / r.floor.seconds, r.run_j1.seconds / r.floor.seconds
         micros = r.run.seconds / r.cases * 1e6
         print(
             f"{r.cases:>8} {r.floor.seconds:>8.2f} {r.run.seconds:>8.2f} {ratio:>6.2f} "
+            f"{r.run_j1.seconds:>7.2f} {ratio1:>6.2f} "
             f"{r.floor.rss_mb:>9.0f} {r.run.rss_mb:>8.0f} {micros:>8.0f}  "
-            f"{r.totals} exit={r.run.exit}"
+            f"{r.totals} exit={r.run.exit}/{r.run_j1.exit}"
         )
     (small_t, small_m), (large_t, large_m) = (
         marginal(rows[0], baseline),
@@ -352,6 +363,13 @@ def print_table(rows: list[Row], baseline: Row) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--corpus",
+        choices=("synthetic", "realistic"),
+        default="synthetic",
+        help="synthetic: 4 shared tool schemas; realistic: a distinct schema per contract, "
+        "parallel calls, four kinds of negative case (corpus_realistic.py)",
+    )
     parser.add_argument("--quick", action="store_true", help="1k and 10k cases only")
     parser.add_argument("--sizes", help="comma-separated case counts (overrides --quick)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per size; the best is kept")
@@ -371,8 +389,8 @@ def main(argv: list[str] | None = None) -> int:
         sizes = [int(s) for s in args.sizes.split(",")]
     base = args.keep or Path(tempfile.mkdtemp(prefix="replaygate-bench-"))
     try:
-        baseline = bench_size(base, BASELINE_CASES, args.repeat)
-        rows = [bench_size(base, n, args.repeat) for n in sizes]
+        baseline = bench_size(base, BASELINE_CASES, args.repeat, args.corpus)
+        rows = [bench_size(base, n, args.repeat, args.corpus) for n in sizes]
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

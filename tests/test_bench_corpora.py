@@ -1,0 +1,53 @@
+"""The benchmark corpora are honest: every generated case gets the outcome it declares."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+sys.path.insert(0, str(BENCH))
+
+import bench_run  # noqa: E402  (bench/ is not a package)
+import corpus_realistic  # noqa: E402
+
+
+@pytest.mark.parametrize("generate", [bench_run.generate, corpus_realistic.generate])
+def test_every_generated_case_passes(tmp_path: Path, generate: object) -> None:
+    generate(tmp_path, 40)  # type: ignore[operator]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    out = tmp_path / "results.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "replaygate.cli", "run", "packs", "--json", str(out)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = json.loads(out.read_text(encoding="utf-8"))["cases"]
+    assert len(cases) == 40
+    assert {case["status"] for case in cases} == {"passed"}
+
+
+def test_the_realistic_corpus_has_a_schema_per_contract_and_every_negative_kind(
+    tmp_path: Path,
+) -> None:
+    corpus_realistic.generate(tmp_path, 100)
+    golden = tmp_path / "packs" / "p0000" / "golden"
+    schemas = set()
+    for fixture in golden.rglob("*.json"):
+        tools = json.loads(fixture.read_text(encoding="utf-8"))["request"]["tools"]
+        schemas.add(json.dumps(tools[0]["function"]["parameters"], sort_keys=True))
+    contracts = list((tmp_path / "packs" / "p0000" / "contracts").glob("*.yaml"))
+    assert len(schemas) == len(contracts) == 10
+    kinds = {
+        line.split(":", 1)[1].strip()
+        for c in contracts
+        for line in c.read_text(encoding="utf-8").splitlines()
+        if "expected_error:" in line
+    }
+    assert kinds == set(corpus_realistic.NEGATIVES)
