@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import http.server
+import json
 import threading
 import time
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
+from replaygate.engine import tool_schemas
 from replaygate.engine.tool_schemas import InvalidToolSchema, violations
 
 SCHEMA = {
@@ -103,3 +108,85 @@ def test_a_remote_reference_is_never_fetched() -> None:
         server.server_close()
         thread.join()
     assert hits == []
+
+
+def _reference_verdict(schema: Any) -> str | None:
+    """What jsonschema's own check_schema says of a schema: None when it is valid.
+
+    It sees the schema with sorted keys, as the cache does: which violation jsonschema
+    reports first depends on key order.
+    """
+    from jsonschema import exceptions, validators
+
+    schema = json.loads(json.dumps(schema, sort_keys=True))
+    try:
+        validators.validator_for(schema).check_schema(schema)
+    except exceptions.SchemaError as exc:
+        return f"invalid JSON Schema: {exc.message}"
+    return None
+
+
+def _our_verdict(schema: Any) -> str | None:
+    tool_schemas._validators.cache_clear()
+    try:
+        tool_schemas._validators(json.dumps(schema, sort_keys=True))
+    except InvalidToolSchema as exc:
+        return str(exc)
+    return None
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([1.5, -0.5, "", "string", "integer", "object", "array", "nope", "email"]),
+    st.sampled_from(["^a+$", "[[x]", "\\p{L}+", "(?<n>x)", "a{2,1}", "(", "\\d", "^[^\\d]+$"]),
+    st.lists(st.sampled_from(["a", "b", 1, None]), max_size=3),
+)
+_KEYWORDS = st.sampled_from(
+    ["type", "minimum", "maximum", "pattern", "enum", "required", "minLength", "maxItems",
+     "format", "const", "uniqueItems", "multipleOf", "additionalProperties", "$schema"]
+)  # fmt: skip
+_SCHEMAS = st.recursive(
+    st.dictionaries(_KEYWORDS, _VALUES, max_size=4),
+    lambda inner: st.one_of(
+        st.fixed_dictionaries({"properties": st.dictionaries(st.sampled_from("abc"), inner)}),
+        st.fixed_dictionaries({"items": inner}),
+        st.fixed_dictionaries({"anyOf": st.lists(inner, min_size=1, max_size=2)}),
+        st.fixed_dictionaries({"patternProperties": st.dictionaries(_VALUES.filter(
+            lambda v: isinstance(v, str)), inner, max_size=2)}),
+    ),
+    max_leaves=6,
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_SCHEMAS)
+def test_a_schema_gets_jsonschemas_verdict_and_message(schema: dict[str, Any]) -> None:
+    """jsonschema-rs meta-validates first; the verdict is still jsonschema's, word for word."""
+    assume(isinstance(schema.get("$schema", ""), str))  # jsonschema crashes: see the next test
+    assert _our_verdict(schema) == _reference_verdict(schema)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "strnig"},
+        {"minimum": "0"},
+        {"pattern": "[[x"},
+        {"pattern": "\\p{L}"},  # ECMA takes it, Python's re does not
+        {"properties": {"a": {"pattern": "(?<n>x)"}}},
+        {"patternProperties": {"(": {}}},
+        {"required": "a"},
+        {"$schema": "https://example.com/unknown", "type": "object"},
+        {"type": "object", "properties": {"pattern": {"type": "string"}}},
+    ],
+)
+def test_edge_schemas_get_jsonschemas_verdict(schema: dict[str, Any]) -> None:
+    assert _our_verdict(schema) == _reference_verdict(schema)
+
+
+@pytest.mark.parametrize("value", [1, [], {}, None])
+def test_a_schema_uri_that_is_not_a_string_is_an_invalid_schema(value: object) -> None:
+    with pytest.raises(InvalidToolSchema, match=r"\$schema must be a string"):
+        list(violations({"$schema": value, "type": "object"}, {"a": 1}))

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import jsonschema_rs
-from jsonschema import exceptions as jsonschema_exceptions
-from jsonschema import validators
-from referencing import Registry
-from referencing.exceptions import NoSuchResource, Unresolvable
 
 from replaygate.assertions.operators import OPERATORS, REGEX_TIMEOUT_S
 
@@ -46,8 +43,10 @@ def _search(pattern: str, text: str) -> bool:
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    from jsonschema.exceptions import ValidationError
+
     if validator.is_type(instance, "string") and not _search(pattern, instance):
-        yield jsonschema_exceptions.ValidationError(f"{instance!r} does not match {pattern!r}")
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Iterator[Any]:
@@ -69,34 +68,104 @@ class SchemaViolation:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
 class _Validators:
-    fast: Any  # jsonschema-rs: decides validity in well under a microsecond, or None
-    full: Any  # jsonschema: explains each violation (keyword, path, message)
+    """The two validators of one tool schema; the explaining one is built only when needed.
+
+    jsonschema-rs meta-validates a schema as it compiles it (in microseconds), so jsonschema's
+    own ``check_schema`` (about a millisecond) runs only where jsonschema-rs refuses the schema
+    or a pattern is one Python's ``re`` does not take: there the two could disagree, and
+    jsonschema's verdict and message are the ones the case reports.
+    """
+
+    __slots__ = ("_full", "_schema", "fast")
+
+    def __init__(self, schema: Any, fast: Any) -> None:
+        self._schema = schema
+        self.fast = fast  # jsonschema-rs: decides validity in well under a microsecond, or None
+        self._full: Any = None
+
+    def full(self) -> Any:
+        """jsonschema's validator, with the time-bounded pattern keywords: explains violations."""
+        if self._full is None:
+            self._full = _bounded_class(_draft_class(self._schema))(
+                self._schema, registry=_offline()
+            )
+        return self._full
 
 
-@lru_cache(maxsize=512)
+def _draft_class(schema: Any) -> Any:
+    from jsonschema import validators
+
+    if isinstance(schema, dict) and not isinstance(schema.get("$schema", ""), str):
+        # jsonschema would crash on it (it looks the value up as a URI)
+        raise InvalidToolSchema("invalid JSON Schema: $schema must be a string (a draft's URI)")
+    return validators.validator_for(schema)
+
+
+@cache  # one per draft: extending builds a new class every time
+def _bounded_class(cls: Any) -> Any:
+    from jsonschema import validators
+
+    return validators.extend(cls, _BOUNDED)  # type: ignore[no-untyped-call]  # untyped upstream
+
+
+def _check_schema(schema: Any) -> None:
+    from jsonschema import exceptions
+
+    try:
+        _draft_class(schema).check_schema(schema)
+    except exceptions.SchemaError as exc:
+        raise InvalidToolSchema(f"invalid JSON Schema: {exc.message}") from None
+
+
+def _patterns(node: Any) -> Iterator[str]:
+    """Every string that could be a pattern of the schema (more is harmless: see _validators)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "pattern" and isinstance(value, str):
+                yield value
+            elif key == "patternProperties" and isinstance(value, dict):
+                yield from value
+            yield from _patterns(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _patterns(item)
+
+
+def _python_takes(patterns: Iterator[str]) -> bool:
+    try:
+        for pattern in patterns:
+            re.compile(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return True
+
+
+@lru_cache(maxsize=4096)  # about one schema per contract in real packs
 def _validators(schema_text: str) -> _Validators:
     schema = json.loads(schema_text)
-    cls = validators.validator_for(schema)
-    try:
-        cls.check_schema(schema)
-    except jsonschema_exceptions.SchemaError as exc:
-        raise InvalidToolSchema(f"invalid JSON Schema: {exc.message}") from None
-    bounded = validators.extend(cls, _BOUNDED)  # type: ignore[no-untyped-call]  # untyped upstream
     try:  # offline: a fixture's "$ref" must never make us fetch a URL or read a file
         fast = jsonschema_rs.validator_for(schema, validate_formats=False, offline=True)
-    except ValueError:  # a construct jsonschema-rs does not take: the full validator decides
-        fast = None
-    return _Validators(fast, bounded(schema, registry=_OFFLINE))
+    except ValueError:  # refused: jsonschema's check decides; a construct it takes is its to run
+        _check_schema(schema)
+        return _Validators(schema, None)
+    if not _python_takes(_patterns(schema)):
+        _check_schema(schema)
+    return _Validators(schema, fast)
 
 
 def _refuse_retrieval(uri: str) -> Any:
+    from referencing.exceptions import NoSuchResource
+
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs field the stubs miss
 
 
-# References resolve within the schema itself; anything else is unresolvable, never fetched.
-_OFFLINE: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]  # attrs alias
+@lru_cache(maxsize=1)
+def _offline() -> Any:
+    """References resolve within the schema itself; anything else is unresolvable, never fetched."""
+    from referencing import Registry
+
+    return Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]  # attrs alias
 
 
 def _json_path(parts: Any) -> str:
@@ -123,8 +192,10 @@ def violations(
     checkers = _validators(_CANONICAL.encode(schema))
     if checkers.fast is not None and checkers.fast.is_valid(arguments):
         return
+    from referencing.exceptions import Unresolvable
+
     try:
-        errors = sorted(checkers.full.iter_errors(dict(arguments)), key=_error_order)
+        errors = sorted(checkers.full().iter_errors(dict(arguments)), key=_error_order)
     except Unresolvable as exc:
         raise InvalidToolSchema(f"unresolvable reference {str(exc.ref)[:200]!r}") from None
     except RecursionError:
