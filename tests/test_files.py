@@ -182,6 +182,37 @@ def test_read_text_refuses_a_file_over_the_limit(tmp_path: Path) -> None:
     assert read(path, 101) == "x" * 101
 
 
+def _pretend_size(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    """stat and fstat report ``size``: as if the file grew after its size was taken."""
+    real_stat, real_fstat = os.stat, os.fstat
+
+    def shrunk(status: os.stat_result) -> os.stat_result:
+        fields = list(status)
+        fields[6] = size  # st_size
+        return os.stat_result(fields)
+
+    monkeypatch.setattr(os, "stat", lambda *a, **k: shrunk(real_stat(*a, **k)))
+    monkeypatch.setattr(os, "fstat", lambda fd: shrunk(real_fstat(fd)))
+
+
+def test_read_text_reads_on_when_the_file_grew_within_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "a.yaml"
+    path.write_bytes(b"x" * 50)
+    _pretend_size(monkeypatch, 10)
+    assert read(path, 100) == "x" * 50
+
+
+def test_read_text_refuses_a_file_that_grew_past_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "a.yaml"
+    path.write_bytes(b"x" * 150)
+    _pretend_size(monkeypatch, 10)
+    assert read_refusal(path, 100).message == "file is too large (the limit is 100 bytes)"
+
+
 def test_read_text_refuses_a_file_over_the_yaml_limit(tmp_path: Path) -> None:
     path = tmp_path / "a.yaml"
     path.write_bytes(b"#" * (3 * 1024 * 1024))
