@@ -64,12 +64,21 @@ def parse_json(text: str, *, shown: str) -> Any:
         raise PackError(shown, exc.lineno, message) from None
     except (ValueError, RecursionError):  # our refusals, too deep for the C scanner, huge ints
         raise _locate_json_problem(text, shown) from None
-    if depth_exceeds(value):
+    if too_deep(text, value):
         raise _locate_json_problem(text, shown)
     return value
 
 
-def depth_exceeds(value: Any) -> bool:
+def too_deep(text: str, value: Any) -> bool:
+    """Whether ``value``, parsed from ``text``, nests deeper than MAX_DEPTH containers.
+
+    A text with at most MAX_DEPTH opening brackets cannot: two C-speed counts spare most
+    fixtures and nearly all tool-call arguments the walk over every container.
+    """
+    return text.count("{") + text.count("[") > MAX_DEPTH and _depth_exceeds(value)
+
+
+def _depth_exceeds(value: Any) -> bool:
     level = [value] if type(value) is dict or type(value) is list else []
     for _ in range(MAX_DEPTH):
         below = []

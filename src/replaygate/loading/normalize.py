@@ -9,7 +9,7 @@ from typing import Any
 
 from replaygate.assertions.values import EmbeddedJson
 from replaygate.loading.files import MAX_DEPTH
-from replaygate.loading.json_reader import depth_exceeds, finite_float
+from replaygate.loading.json_reader import finite_float, too_deep
 
 
 class FixtureShapeError(ValueError):
@@ -49,7 +49,7 @@ def _arguments(raw: Any) -> tuple[Any, str | None]:
         return raw, f"arguments are not valid JSON: {str(exc)[:120]}"
     if not isinstance(parsed, dict):
         return raw, f"arguments must be a JSON object, got {type(parsed).__name__}"
-    if depth_exceeds(parsed):  # the fixture's own depth limit does not see inside the string
+    if too_deep(raw, parsed):  # the fixture's own depth limit does not see inside the string
         return raw, f"arguments nest deeper than {MAX_DEPTH} levels"
     return EmbeddedJson(parsed, raw), None
 
