@@ -190,3 +190,13 @@ def test_edge_schemas_get_jsonschemas_verdict(schema: dict[str, Any]) -> None:
 def test_a_schema_uri_that_is_not_a_string_is_an_invalid_schema(value: object) -> None:
     with pytest.raises(InvalidToolSchema, match=r"\$schema must be a string"):
         list(violations({"$schema": value, "type": "object"}, {"a": 1}))
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{"not": {"$ref": "#"}}, {"allOf": [{"not": {"$ref": "#"}}]}],
+)
+def test_a_schema_that_recurses_without_end_is_invalid(schema: dict[str, Any]) -> None:
+    """However the recursion surfaces (Python's limit, or a panic in a Rust extension)."""
+    with pytest.raises(InvalidToolSchema, match="recurse without end"):
+        list(violations(schema, {"a": "x@y.z", "b": {}}))

@@ -14,6 +14,7 @@ import jsonschema_rs
 from replaygate.assertions.operators import OPERATORS, REGEX_TIMEOUT_S
 
 MAX_ERRORS_PER_CALL = 10
+_RECURSES = "the schema's references recurse without end"
 # The cache key of a schema; one encoder, since json.dumps(..., sort_keys=True) builds one per call.
 _CANONICAL = json.JSONEncoder(sort_keys=True)
 
@@ -199,6 +200,12 @@ def violations(
     except Unresolvable as exc:
         raise InvalidToolSchema(f"unresolvable reference {str(exc.ref)[:200]!r}") from None
     except RecursionError:
-        raise InvalidToolSchema("the schema's references recurse without end") from None
+        raise InvalidToolSchema(_RECURSES) from None
+    except BaseException as exc:
+        # The recursion can also hit inside `referencing`'s Rust maps, which turn it into a
+        # pyo3 PanicException: a BaseException, so it would escape every handler as a crash.
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise InvalidToolSchema(_RECURSES) from None
     for error in errors[:MAX_ERRORS_PER_CALL]:
         yield SchemaViolation(str(error.validator), _json_path(error.absolute_path), error.message)
