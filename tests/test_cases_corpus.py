@@ -66,8 +66,8 @@ def mismatches(expected: list[dict[str, Any]], actual: list[dict[str, Any]]) -> 
     return diff
 
 
-def problem_lines(results: dict[str, Any]) -> list[str]:
-    return [f"{p['file']}:{p['line']}: {p['message']}" for p in results["problems"]]
+def problem_lines(results: dict[str, Any], key: str = "problems") -> list[str]:
+    return [f"{p['file']}:{p['line']}: {p['message']}" for p in results[key]]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
@@ -81,6 +81,8 @@ def test_scenario(scenario: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         assert mismatches(expected["cases"], results["cases"]) == {}
     for fragment in expected.get("problems", []):
         assert any(fragment in line for line in problem_lines(results)), (fragment, results)
+    for fragment in expected.get("warnings", []):
+        assert any(fragment in line for line in problem_lines(results, "warnings")), fragment
     if "exit_code" in expected:
         assert code == expected["exit_code"]
 

@@ -21,11 +21,18 @@ class PackError(ReplayGateError):
     where possible); ``line`` is 1-based, or None when no line applies.
     """
 
-    def __init__(self, file: str, line: int | None, message: str) -> None:
+    def __init__(
+        self, file: str, line: int | None, message: str, *, also: tuple[PackError, ...] = ()
+    ) -> None:
         super().__init__(message)
         self.file = file
         self.line = line
         self.message = message
+        self.also = also  # further problems found in the same file, each reported
+
+    def each(self) -> tuple[PackError, ...]:
+        """This problem and the ones found with it."""
+        return (self, *self.also)
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file

@@ -30,7 +30,7 @@ def test_document_has_the_brief_keys_in_order(mixed: RunResult) -> None:
     document = validate(render_json(mixed))
     assert list(document) == [
         "schema_version", "tool", "provider", "duration_s", "totals", "packs", "problems",
-        "cases", "shard",
+        "warnings", "cases", "shard",
     ]  # fmt: skip
     assert document["schema_version"] == "1.0"
     assert document["tool"] == {"name": "replaygate", "version": __version__}
@@ -131,7 +131,7 @@ def test_a_value_nested_too_deeply_is_cut(
 def test_each_case_is_one_line(make_many: Callable[[int], RunResult]) -> None:
     text = render_json(make_many(2000))
     assert len(json.loads(text)["cases"]) == 2000
-    assert text.count("\n") == 2000 + 13  # one line per case, plus the fixed lines
+    assert text.count("\n") == 2000 + 14  # one line per case, plus the fixed lines
 
 
 def load_error(text: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from replaygate.assertions.jsonpath import CompiledPath, PathTooBroad, compile_path
 from replaygate.assertions.operators import MODIFIERS, OPERATORS, CheckError, Operator
-from replaygate.assertions.values import short, suggestion
+from replaygate.assertions.values import short, suggestion, yaml_reading
 from replaygate.errors import PackError
 
 
@@ -20,6 +20,9 @@ class Check:
     expected: Any  # as written in the contract (reported to users)
     prepared: Any  # what the operator function uses (a compiled regex, a type set, ...)
     line: int
+    # "the contract's `3.10` was read as the number 3.1; quote it": said when the check fails
+    # on text, since YAML read the expected value from a scalar its author likely meant as text
+    hint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +72,7 @@ def compile_assertion(
         message = f"optional must be true or false, got {short(optional)}"
         raise PackError(file, key_lines.get("optional", line), message)
     checks = tuple(
-        _compile_check(key, value, file, key_lines.get(key, line))
+        _compile_check(key, value, file, key_lines.get(key, line), _surprise_hint(raw, key))
         for key, value in raw.items()
         if key not in MODIFIERS
     )
@@ -89,12 +92,30 @@ def _compile_path(raw: Mapping[str, Any], file: str, line: int, path_line: int) 
         raise PackError(file, path_line, str(exc)) from None
 
 
-def _compile_check(name: str, value: Any, file: str, line: int) -> Check:
+def _compile_check(name: str, value: Any, file: str, line: int, hint: str | None) -> Check:
     try:
         prepared = OPERATORS[name].prepare(value)
     except ValueError as exc:
-        raise PackError(file, line, str(exc)) from None
-    return Check(name, value, prepared, line)
+        # a value YAML read as a number, boolean or date: the reading is the whole story
+        raise PackError(file, line, f"{name}: {hint}" if hint else str(exc)) from None
+    return Check(name, value, prepared, line, hint)
+
+
+def _surprise_hint(raw: Mapping[str, Any], key: str) -> str | None:
+    """The hint for an operator value (or list item) YAML read from a surprising scalar.
+
+    The loader keeps the written text of such scalars in ``surprises`` beside the mapping
+    or list that holds them.
+    """
+    value = raw[key]
+    written = [(getattr(raw, "surprises", {}).get(key), value)]
+    written += [(text, value[index]) for index, text in getattr(value, "surprises", {}).items()]
+    hints = [
+        f"the contract's `{text}` was read as {yaml_reading(item)}; quote it"
+        for text, item in written
+        if text is not None
+    ]
+    return "; ".join(hints) or None
 
 
 def _check_combination(checks: tuple[Check, ...], optional: bool, file: str, line: int) -> None:
@@ -160,7 +181,19 @@ def _run(
         message = op.check(actual, check.prepared, env)
     except CheckError as exc:
         return _mismatch(check, "error", str(exc), actual)
-    return None if message is None else _mismatch(check, kind, message, actual)
+    if message is None:
+        return None
+    if check.hint and _holds_text(actual):
+        message = f"{message}; {check.hint}"
+    return _mismatch(check, kind, message, actual)
+
+
+def _holds_text(actual: Any) -> bool:
+    """Whether the actual value is, or directly holds, a string (what a quoted value would be)."""
+    items = actual.values() if isinstance(actual, dict) else actual
+    return any(
+        isinstance(item, str) for item in (items if isinstance(actual, list | dict) else [actual])
+    )
 
 
 def _mismatch(check: Check, kind: MismatchKind, message: str, actual: Any) -> Mismatch:

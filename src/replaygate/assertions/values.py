@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import itertools
 import json
@@ -40,6 +41,19 @@ def suggestion(word: object, choices: Iterable[str]) -> str:
     """' (did you mean 'x'?)' for the closest choice, or ''."""
     close = difflib.get_close_matches(str(word), list(choices), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def yaml_reading(value: Any) -> str:
+    """What YAML read a plain scalar as, for a hint: ``false``, ``the number 3.1``, ``a date``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, datetime.datetime):
+        return "a date and time"
+    if isinstance(value, datetime.date):
+        return "a date"
+    if is_number(value):
+        return f"the number {value!r}"
+    return repr(value)
 
 
 def is_number(value: Any) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,16 +19,19 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "paths",
         nargs="*",
-        default=["packs"],
         metavar="PATH",
-        help="pack directories, or folders searched for pack.yaml (default: packs)",
+        help="pack directories, folders searched for pack.yaml, contract files; PATH::CASE_ID "
+        "runs one case (default: the pack of .replayci.yml, else the repository's packs folder)",
+    )
+    parser.add_argument(
+        "--pack", action="append", default=[], metavar="PATH", help="a pack to run (as PATH)"
     )
     parser.add_argument(
         "--root",
         metavar="DIR",
         help="repository root: pack.yaml paths resolve against it and reports name files "
-        "from it (default: the nearest folder holding .git, else the current one); "
-        "PATH arguments stay relative to the current directory",
+        "from it (default: the nearest folder above the pack holding .git, else the pack's "
+        "parent folder); PATH arguments stay relative to the current directory",
     )
     parser.add_argument(
         "--provider",
@@ -59,11 +63,20 @@ def _default_jobs() -> int:
 def main(args: argparse.Namespace) -> int:
     from replaygate.engine.runner import case_keys, run_packs
     from replaygate.loading.pack import load_packs
+    from replaygate.loading.roots import root_lines
+    from replaygate.loading.targets import command_targets
+    from replaygate.report.escape import terminal_safe
     from replaygate.results.shard import parse_shard
 
     shard = parse_shard(args.shard) if args.shard else None
     root = Path(args.root).resolve() if args.root else None
-    loaded = load_packs(args.paths, cwd=Path.cwd(), root=root, now=datetime.now(UTC))
+    cwd = Path.cwd()
+    named = command_targets(args.paths, args.pack, cwd)
+    loaded = load_packs(
+        named.targets, cwd=cwd, root=root, now=datetime.now(UTC), warnings=named.warnings
+    )
+    for line in root_lines(loaded.roots):
+        print(terminal_safe(line), file=sys.stderr)
     select = None
     if shard is not None:
         chosen = shard.select(case_keys(loaded.packs))

@@ -13,17 +13,30 @@ from replaygate.errors import EXIT_CONFIG, EXIT_OK
 
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser("validate", help="check that packs and contracts load")
-    parser.add_argument("paths", nargs="*", default=["packs"], metavar="PATH")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="as for `run`")
+    parser.add_argument("--pack", action="append", default=[], metavar="PATH", help="a pack")
     parser.add_argument("--root", metavar="DIR", help="repository root (see `run --help`)")
 
 
 def main(args: argparse.Namespace) -> int:
     from replaygate.loading.fixtures import load_case_input
     from replaygate.loading.pack import load_packs
+    from replaygate.loading.roots import root_lines
+    from replaygate.loading.targets import command_targets
     from replaygate.report.escape import terminal_safe
+    from replaygate.report.grammar import message_line
 
     root = Path(args.root).resolve() if args.root else None
-    loaded = load_packs(args.paths, cwd=Path.cwd(), root=root, now=datetime.now(UTC))
+    cwd = Path.cwd()
+    named = command_targets(args.paths, args.pack, cwd)
+    loaded = load_packs(
+        named.targets, cwd=cwd, root=root, now=datetime.now(UTC), warnings=named.warnings
+    )
+    for line in root_lines(loaded.roots):
+        print(terminal_safe(line), file=sys.stderr)
+    for warning in loaded.warnings:
+        line = message_line(warning.file, warning.line, f"warning: {warning.message}")
+        print(terminal_safe(line), file=sys.stderr)
     problems = [str(problem) for problem in loaded.problems]
     for pack in loaded.packs:
         for contract in pack.contracts:

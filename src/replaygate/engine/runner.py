@@ -107,4 +107,5 @@ def run_packs(
         loaded.problems,
         tuple(p.summary for p in loaded.packs),
         time.perf_counter() - started,
+        warnings=loaded.warnings,
     )

@@ -79,6 +79,11 @@ def _real_dir(path: str) -> str:
     return os.path.realpath(path)
 
 
+def is_inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or below it, symlinks resolved."""
+    return _inside(os.path.realpath(path), os.path.realpath(folder))
+
+
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
@@ -199,6 +204,16 @@ def _decode(data: bytes, shown: str) -> str:
         column = len(data[line_start:bad].decode("utf-8")) + 1  # everything before is valid
         message = f"not valid UTF-8 (byte 0x{data[bad]:02x} at column {column})"
         raise PackError(shown, line, message) from None
+
+
+def shown_path(path: Path | str, root: Path | str) -> str:
+    """``path`` relative to ``root`` with forward slashes, or as given when outside it."""
+    text, top = os.fspath(path), os.fspath(root).rstrip(os.sep)
+    if text == top:
+        return "."
+    if text.startswith(top + os.sep):
+        text = text[len(top) + 1 :]
+    return text.replace(os.sep, "/")
 
 
 def is_repository_root(path: Path) -> bool:

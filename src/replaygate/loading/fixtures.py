@@ -11,15 +11,18 @@ from typing import Any
 from replaygate.errors import PackError
 from replaygate.loading import files, json_reader
 from replaygate.loading.contract import Contract, GoldenCase
+from replaygate.loading.files import shown_path
+from replaygate.loading.fixture_keys import key_problems
+from replaygate.loading.golden import input_base
+from replaygate.loading.models import FIXTURE_KEYS, RECORDING_KEYS, FixtureObject, format_loc
 from replaygate.loading.normalize import (
     FixtureShapeError,
     ToolCall,
     normalize_request,
     normalize_response,
 )
-from replaygate.loading.pack import Pack, shown_path
+from replaygate.loading.pack import Pack
 
-NEGATIVE_PREFIX = "negative/"
 RECORDING_SUFFIX = ".recording.json"
 
 
@@ -35,10 +38,7 @@ class CaseInput:
 
 
 def _fixture_path(pack: Pack, contract: Contract, case: GoldenCase) -> Path:
-    ref = case.input_ref.replace("\\", "/")
-    base, rest = pack.golden_dir, ref
-    if ref.startswith(NEGATIVE_PREFIX):
-        base, rest = pack.negative_dir, ref[len(NEGATIVE_PREFIX) :]
+    base, rest = input_base(case.input_ref, pack.golden_dir, pack.negative_dir)
     within = (
         "the negative golden directory" if base == pack.negative_dir else "the golden directory"
     )
@@ -77,10 +77,26 @@ def _response(pack: Pack, case: GoldenCase, fixture: Mapping[str, Any]) -> tuple
     path, shown = _recording(pack, case)
     if path is None:
         return fixture.get("response"), shown
-    recording = json_reader.load_json(path, shown=shown)
+    recording = _read_checked(path, shown, RECORDING_KEYS)
     if not isinstance(recording, Mapping) or not isinstance(recording.get("response"), Mapping):
         raise PackError(shown, None, "a recording must be an object with a 'response' object")
     return recording["response"], shown
+
+
+def _read_checked(path: Path, shown: str, keys: Mapping[FixtureObject, frozenset[str]]) -> Any:
+    """A fixture or recording: JSON whose objects hold only the keys of the format."""
+    text = files.read_text(path, shown=shown, max_bytes=files.MAX_JSON_BYTES)
+    data = json_reader.parse_json(text, shown=shown)
+    found = key_problems(data, keys) if isinstance(data, Mapping) else []
+    if not found:
+        return data
+    errors = [
+        PackError(shown, json_reader.line_of_key(text, loc), f"{format_loc(loc[:-1])}: {message}")
+        if loc[:-1]
+        else PackError(shown, json_reader.line_of_key(text, loc), message)
+        for loc, message in found
+    ]
+    raise PackError(errors[0].file, errors[0].line, errors[0].message, also=tuple(errors[1:]))
 
 
 def load_case_input(pack: Pack, contract: Contract, case: GoldenCase) -> CaseInput | str:
@@ -88,7 +104,7 @@ def load_case_input(pack: Pack, contract: Contract, case: GoldenCase) -> CaseInp
     try:
         path = _fixture_path(pack, contract, case)
         shown = shown_path(path, pack.root)
-        fixture = json_reader.load_json(path, shown=shown)
+        fixture = _read_checked(path, shown, FIXTURE_KEYS)
         if not isinstance(fixture, Mapping):
             raise PackError(shown, 1, "a fixture must be a JSON object")
         response, looked_in = _response(pack, case, fixture)
@@ -98,7 +114,9 @@ def load_case_input(pack: Pack, contract: Contract, case: GoldenCase) -> CaseInp
         document, calls = normalize_response(response)
     except PackError as exc:
         # a problem located at the golden case itself is reported there already
-        return exc.message if (exc.file, exc.line) == (contract.file, case.line) else str(exc)
+        if (exc.file, exc.line) == (contract.file, case.line):
+            return exc.message
+        return "; ".join(str(each) for each in exc.each())
     except FixtureShapeError as exc:
         return f"{shown}: {exc}"
     return CaseInput(request, schemas, document, calls, looked_in)

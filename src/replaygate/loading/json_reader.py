@@ -124,6 +124,32 @@ def _json_token_problem(token: re.Match[str], open_keys: list[set[str] | None]) 
     return None
 
 
+_KEY_TOKEN = re.compile(
+    r"""(?P<string>"[^"\\]*(?:\\.[^"\\]*)*")(?P<colon>\s*:)?
+    | (?P<open>[\[{]) | (?P<close>[\]}]) | (?P<comma>,)""",
+    re.VERBOSE,
+)
+
+
+def line_of_key(text: str, loc: tuple[str | int, ...]) -> int | None:
+    """The line of the key at ``loc`` (``("request", "tools", 0, "paramters")``) in the JSON
+    ``text``, which has parsed; None when no such key is written there."""
+    path: list[str | int | None] = []  # per open container: its current key or item index
+    for token in _KEY_TOKEN.finditer(text):
+        if token["open"]:
+            path.append(0 if token["open"] == "[" else None)
+        elif token["close"]:
+            path.pop()
+        elif token["comma"]:
+            if path and isinstance(path[-1], int):
+                path[-1] += 1
+        elif token["colon"] and path:
+            path[-1] = json.loads(token["string"])
+            if tuple(path) == loc:
+                return text.count("\n", 0, token.start()) + 1
+    return None
+
+
 def _too_long(integer: str) -> bool:
     limit = sys.get_int_max_str_digits()  # 0: no limit
     return 0 < limit < len(integer.lstrip("-"))

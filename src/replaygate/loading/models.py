@@ -1,4 +1,5 @@
-"""Pydantic models of pack.yaml and contract files: shape and types, nothing else.
+"""Models of every pack file: pydantic models of pack.yaml, contracts and the NR allowlist, and
+the keys of the fixture and recording format. Shape and types, nothing else.
 
 Extra keys are refused and types are strict (YAML's ``yes`` is not a string,
 ``"true"`` is not a boolean). Loading turns validation errors into one-line
@@ -8,9 +9,41 @@ problems located by line; compiling into evaluable contracts lives in contract.p
 from __future__ import annotations
 
 import difflib
-from typing import Any, Literal
+import re
+from collections.abc import Collection, Mapping
+from enum import StrEnum
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+
+class PackSchemaVersion(StrEnum):
+    V0_1 = "v0.1"
+
+
+class BoundaryVersion(StrEnum):
+    V1_0 = "1.0"
+
+
+class AllowlistVersion(StrEnum):
+    V1_0 = "1.0"
+
+
+def version_problem(value: object, known: type[StrEnum]) -> str | None:
+    """Why ``value`` is not a version of ``known``, or None when it is one."""
+    if value in set(known):
+        return None
+    return f"{_shown(value)} is not a version this replaygate knows (known: {', '.join(known)})"
+
+
+def _known(versions: type[StrEnum]) -> AfterValidator:
+    def check(value: str) -> str:
+        problem = version_problem(value, versions)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+    return AfterValidator(check)
 
 
 class _Strict(BaseModel):
@@ -27,7 +60,7 @@ class PackModel(_Strict):
     pack_id: str = Field(min_length=1)
     name: str | None = None
     version: str | None = None
-    schema_version: str | None = None
+    schema_version: Annotated[str, _known(PackSchemaVersion)] | None = None
     provider: str | None = None
     default_model: str | None = None
     paths: PackPaths | None = None
@@ -94,28 +127,147 @@ class AllowlistEntryModel(_Strict):
 
 
 class AllowlistModel(_Strict):
-    version: str
+    version: Annotated[str, _known(AllowlistVersion)]
     entries: list[AllowlistEntryModel] = []
 
 
-def _field_names(*models: type[BaseModel]) -> frozenset[str]:
-    return frozenset(name for model in models for name in model.model_fields)
-
-
-KNOWN_KEYS = _field_names(
-    PackModel,
-    PackPaths,
-    ContractModel,
-    ExpectedCallModel,
-    AssertionsModel,
-    GoldenCaseModel,
-    TimeoutsModel,
-    RetriesModel,
-    On429Model,
-    RateLimitsModel,
-    AllowlistModel,
-    AllowlistEntryModel,
+# The fixture and recording format (docs/contracts.md), object by object: the keys each object
+# may hold. Values are checked where they are read (normalize.py). Provider extras are the
+# fields OpenAI and Anthropic put in requests and responses that a recording keeps as is.
+BOUNDARY_KEYS = (
+    "boundary_version",
+    "provider",
+    "model_id",
+    "tool_schema_hash",
+    "system_prompt_hash",
+    "messages_hash",
+    "tool_choice_mode",
 )
+REQUEST_EXTRAS = (
+    "top_p", "max_completion_tokens", "stop", "seed", "n", "response_format",
+    "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs", "user",
+    "metadata", "store", "reasoning_effort", "service_tier", "system", "stop_sequences", "top_k",
+    "thinking",
+)  # fmt: skip
+RESPONSE_EXTRAS = (
+    "id", "object", "type", "created", "model", "role", "usage", "finish_reason",
+    "stop_reason", "stop_sequence", "system_fingerprint", "service_tier", "refusal",
+)  # fmt: skip
+
+
+class FixtureObject(StrEnum):
+    """The objects of a fixture or recording whose keys are checked."""
+
+    FIXTURE = "fixture"
+    REQUEST = "request"
+    TOOL = "tool"
+    TOOL_WRAPPER = "tool_wrapper"
+    TOOL_FUNCTION = "tool_function"
+    RESPONSE = "response"
+    TOOL_CALL = "tool_call"
+    TOOL_CALL_WRAPPER = "tool_call_wrapper"
+    TOOL_CALL_FUNCTION = "tool_call_function"
+    ERROR = "error"
+
+
+_F = FixtureObject
+FIXTURE_KEYS: dict[FixtureObject, frozenset[str]] = {
+    _F.FIXTURE: frozenset({*BOUNDARY_KEYS, "request", "response"}),
+    _F.REQUEST: frozenset(
+        {"messages", "tools", "tool_choice", "parallel_tool_calls", "temperature", "max_tokens"}
+    )
+    | frozenset(REQUEST_EXTRAS),
+    _F.TOOL: frozenset({"type", "name", "description", "parameters", "input_schema", "strict"})
+    | {"cache_control"},
+    _F.TOOL_WRAPPER: frozenset({"type", "function"}),
+    _F.TOOL_FUNCTION: frozenset({"name", "description", "parameters", "strict"}),
+    _F.RESPONSE: frozenset({"success", "tool_calls", "content", "error"} | set(RESPONSE_EXTRAS)),
+    _F.TOOL_CALL: frozenset({"id", "type", "name", "arguments", "input", "caller"}),
+    _F.TOOL_CALL_WRAPPER: frozenset({"id", "type", "function"}),
+    _F.TOOL_CALL_FUNCTION: frozenset({"name", "arguments"}),
+    _F.ERROR: frozenset({"code", "message", "type", "param"}),
+}
+# A sidecar recording holds what a fixture holds; its `response` wins over the fixture's.
+RECORDING_KEYS = FIXTURE_KEYS
+FIXTURE_PLACES: dict[str, str] = {
+    **dict.fromkeys(FIXTURE_KEYS[_F.FIXTURE], "at the top level"),
+    **dict.fromkeys(FIXTURE_KEYS[_F.TOOL], "in an item of `request.tools`"),
+    **dict.fromkeys(FIXTURE_KEYS[_F.TOOL_CALL], "in an item of `response.tool_calls`"),
+    **dict.fromkeys(FIXTURE_KEYS[_F.REQUEST], "under `request:`"),
+    **dict.fromkeys(FIXTURE_KEYS[_F.RESPONSE], "under `response:`"),
+    "model": "at the top level, as `model_id`",
+}
+
+
+def unknown_key(key: str, here: Collection[str], places: Mapping[str, str]) -> str:
+    """The message for an unknown key: where it belongs when that is elsewhere, else the
+    nearest key of this mapping (or of any other)."""
+    if key in places:
+        return f"`{key}` belongs {places[key]}, not here"
+    close = _closest(key, here) or _closest(key, places)
+    hint = f" (did you mean '{close}'?)" if close else ""
+    return f"unknown key '{key}'{hint}"
+
+
+def _closest(key: str, choices: Collection[str]) -> str | None:
+    close = difflib.get_close_matches(key, list(choices), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _submodel(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
+    """The model inside a field's annotation, and whether it is the item of a list."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, False
+    origin = getattr(annotation, "__origin__", None)
+    for arg in get_args(annotation):
+        model, in_list = _submodel(arg)
+        if model is not None:
+            return model, in_list or origin is list
+    return None, False
+
+
+def _places(root: type[BaseModel]) -> list[tuple[type[BaseModel], str]]:
+    """Each model of a document with where its keys go: "under `paths:`"."""
+    found = [(root, "at the top level")]
+    pending: list[tuple[type[BaseModel], str]] = [(root, "")]
+    while pending:
+        model, prefix = pending.pop()
+        for name, field in model.model_fields.items():
+            inner, in_list = _submodel(field.annotation)
+            if inner is not None:
+                where = f"{prefix}{name}"
+                found.append(
+                    (inner, f"in each item of `{where}:`" if in_list else f"under `{where}:`")
+                )
+                pending.append((inner, f"{where}."))
+    return found
+
+
+def _model_at(root: type[BaseModel], loc: tuple[str | int, ...]) -> type[BaseModel]:
+    model = root
+    for part in loc:
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        inner = _submodel(field.annotation)[0] if field is not None else None
+        if inner is None:
+            continue
+        model = inner
+    return model
+
+
+def _unknown_model_key(root: type[BaseModel] | None, loc: tuple[str | int, ...]) -> str:
+    key = str(loc[-1])
+    if root is None:
+        return unknown_key(key, (), {})
+    here = _model_at(root, loc[:-1])
+    places = {
+        name: place
+        for model, place in reversed(_places(root))
+        if model is not here
+        for name in model.model_fields
+        if name not in here.model_fields
+    }
+    return unknown_key(key, here.model_fields, places)
+
 
 _TYPE_WORDS = {
     "string_type": "a string",
@@ -127,6 +279,12 @@ _TYPE_WORDS = {
     "model_type": "a mapping",
     "model_attributes_type": "a mapping",
 }
+_BOUNDS = {
+    "greater_than": ("gt", "greater than"),
+    "greater_than_equal": ("ge", "at least"),
+    "less_than": ("lt", "less than"),
+    "less_than_equal": ("le", "at most"),
+}
 
 
 def format_loc(loc: tuple[str | int, ...]) -> str:
@@ -137,20 +295,44 @@ def format_loc(loc: tuple[str | int, ...]) -> str:
     return text or "(top level)"
 
 
-def _short(value: Any) -> str:
+def _shown(value: Any) -> str:
+    """A value as its author wrote it in YAML or JSON."""
+    if value is None:
+        return "an empty value"
+    if isinstance(value, bool):
+        return str(value).lower()
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def describe_error(error: Any) -> str:
+def _words(error: Any, root: type[BaseModel] | None) -> str:
+    """The message of one pydantic error, in our words, without its location."""
+    kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
+    if kind in _TYPE_WORDS:
+        return f"expected {_TYPE_WORDS[kind]}, got {_shown(value)}"
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "too_short":
+        return f"needs at least {ctx.get('min_length', 1)} item, got none"
+    if kind == "string_too_short":
+        return "must not be empty"
+    if kind == "literal_error":
+        allowed = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        return f"must be one of {', '.join(allowed)}, got {_shown(value)}"
+    if kind in _BOUNDS:
+        key, phrase = _BOUNDS[kind]
+        return f"must be {phrase} {ctx.get(key)}, got {_shown(value)}"
+    if kind == "value_error":
+        return str(ctx.get("error", f"{_shown(value)} is not accepted here"))
+    return f"{_shown(value)} is not accepted here"
+
+
+def describe_error(error: Any, root: type[BaseModel] | None = None) -> str:
     """One-line message for one pydantic error (without file and line)."""
     loc: tuple[str | int, ...] = tuple(error["loc"])
     kind = error["type"]
     if kind == "extra_forbidden":
-        key = str(loc[-1])
-        close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.75)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
-        return f"unknown key '{key}'{hint}"
+        return _unknown_model_key(root, loc)
     if kind == "invalid_key":
         key = error["input"]
         if isinstance(key, bool):
@@ -158,21 +340,35 @@ def describe_error(error: Any) -> str:
                 f"a key is read as {str(key).lower()} by YAML (yes/no/on/off are "
                 "booleans there); quote it"
             )
-        return f"keys must be strings, got {_short(key)}; quote it"
-    if kind == "missing":
-        return f"{format_loc(loc)}: required key is missing"
-    if kind in _TYPE_WORDS:
-        return f"{format_loc(loc)}: expected {_TYPE_WORDS[kind]}, got {_short(error['input'])}"
-    return f"{format_loc(loc)}: {error['msg']}"
+        return f"keys must be strings, got {_shown(key)}; quote it"
+    return f"{format_loc(loc)}: {_words(error, root)}"
 
 
-def validation_errors(exc: ValidationError) -> list[tuple[tuple[str | int, ...], str]]:
-    """(location, message) for each error; union-branch duplicates folded."""
-    seen: dict[tuple[str | int, ...], str] = {}
+Loc = tuple[str | int, ...]
+
+
+def validation_errors(
+    exc: ValidationError, root: type[BaseModel] | None = None
+) -> list[tuple[Loc, str]]:
+    """(location, message) for each error, unknown keys first; union-branch duplicates folded,
+    and a missing key left out when an unknown key beside it is its misspelling."""
+    seen: dict[Loc, tuple[str, str]] = {}
     for error in exc.errors(include_url=False):
         loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
-        seen.setdefault(loc, describe_error({**error, "loc": loc}))
-    return list(seen.items())
+        seen.setdefault(loc, (error["type"], describe_error({**error, "loc": loc}, root)))
+    unknown = {loc: message for loc, (kind, message) in seen.items() if kind == "extra_forbidden"}
+    misspelt = {(*loc[:-1], _misspelling(root, loc)) for loc in unknown}
+    rest = [
+        (loc, message)
+        for loc, (kind, message) in seen.items()
+        if kind != "extra_forbidden" and not (kind == "missing" and loc in misspelt)
+    ]
+    return [*unknown.items(), *rest]
+
+
+def _misspelling(root: type[BaseModel] | None, loc: Loc) -> str | None:
+    """The key of this mapping that the unknown key at ``loc`` is closest to."""
+    return _closest(str(loc[-1]), _model_at(root, loc[:-1]).model_fields) if root else None
 
 
 def _is_union_tag(part: str | int) -> bool:

@@ -105,9 +105,13 @@ def normalize_request(request: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     if not isinstance(raw_tools, list):
         raise FixtureShapeError("request.tools: expected a list")
     tools = [dict(_flat(tool, "request.tools", i)) for i, tool in enumerate(raw_tools)]
-    for tool in tools:  # Anthropic names the schema input_schema
+    for index, tool in enumerate(tools):  # Anthropic names the schema input_schema
         if "parameters" not in tool and "input_schema" in tool:
             tool["parameters"] = tool.pop("input_schema")
+        if "parameters" in tool and not isinstance(tool["parameters"], Mapping):
+            kind = type(tool["parameters"]).__name__
+            where = f"request.tools[{index}].parameters"
+            raise FixtureShapeError(f"{where}: expected an object (a JSON Schema), got {kind}")
     schemas = {
         t["name"]: t["parameters"]
         for t in tools

@@ -1,26 +1,27 @@
-"""Pack discovery and loading: pack.yaml, contracts, NR allowlist; every problem collected."""
+"""Pack loading: pack.yaml, contracts, NR allowlist; every problem collected."""
 
 from __future__ import annotations
 
+import difflib
 import os
-import posixpath
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from replaygate.assertions.values import suggestion
 from replaygate.errors import PackError
-from replaygate.loading import files, json_reader, yaml_reader
+from replaygate.loading import files, yaml_reader
+from replaygate.loading.allowlist import load_allowlist
 from replaygate.loading.contract import Contract, compile_contract
-from replaygate.loading.models import AllowlistModel, ContractModel, PackModel, validation_errors
+from replaygate.loading.golden import unused_fixtures
+from replaygate.loading.models import ContractModel, PackModel, validation_errors
+from replaygate.loading.roots import Root, resolve_pack_path, root_for
+from replaygate.loading.targets import CONTRACT_SUFFIXES, Selection, find_packs
 from replaygate.results.model import PackSummary, Problem
-
-PACK_FILE = "pack.yaml"
-ALLOWLIST_FILE = "nr-allowlist.json"
-ANY_VALUE_OPERATORS = ("equals", "contains", "one_of")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,72 +42,32 @@ class Pack:
         return PackSummary(self.pack_id, self.name, self.shown, len(self.contracts))
 
 
-def shown_path(path: Path | str, root: Path | str) -> str:
-    """``path`` relative to ``root`` with forward slashes, or as given when outside it."""
-    text, top = os.fspath(path), os.fspath(root).rstrip(os.sep)
-    if text == top:
-        return "."
-    if text.startswith(top + os.sep):
-        text = text[len(top) + 1 :]
-    return text.replace(os.sep, "/")
+def _problems(exc: PackError) -> list[Problem]:
+    return [Problem(each.file, each.line, each.message) for each in exc.each()]
 
 
-def find_packs(targets: Sequence[str], cwd: Path) -> tuple[list[Path], list[Problem]]:
-    """pack.yaml files named by targets: a pack directory, a pack.yaml, or a folder searched."""
-    found: list[Path] = []
-    problems: list[Problem] = []
-    for target in targets:
-        path = (cwd / target).absolute()
-        if path.is_file() and path.name == PACK_FILE:
-            found.append(path)
-        elif (path / PACK_FILE).is_file():
-            found.append(path / PACK_FILE)
-        elif path.is_dir():
-            found.extend(files.iter_pack_files(path, PACK_FILE))
-        else:
-            problems.append(Problem(target, None, "no such pack directory"))
-    unique = list(dict.fromkeys(Path(os.path.realpath(p)) for p in found))  # no loop error
-    return unique, problems
-
-
-def _validate(model: type[BaseModel], data: Any, shown: str) -> Any:
+def validate(model: type[BaseModel], data: Any, shown: str) -> Any:
+    """``data`` as ``model``; every problem located, unknown keys first, in one PackError."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        errors = validation_errors(exc)
-    loc, message = errors[0]
+        errors = validation_errors(exc, model)
+    found = [
+        PackError(shown, yaml_reader.line_of(data, loc), _hinted(data, loc, message))
+        for loc, message in errors
+    ]
+    raise PackError(found[0].file, found[0].line, found[0].message, also=tuple(found[1:]))
+
+
+def _hinted(data: Any, loc: tuple[str | int, ...], message: str) -> str:
     surprise = yaml_reader.surprise_at(data, loc)
-    if surprise is not None:
-        message += f"; {yaml_reader.describe_surprise(surprise, yaml_reader.value_at(data, loc))}"
-    extra = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    raise PackError(shown, yaml_reader.line_of(data, loc), message + extra)
-
-
-def _pack_dir(paths: Any, key: str, default: Path, root: Path, raw: Any, shown: str) -> Path:
-    text = getattr(paths, key, None) if paths is not None else None
-    if text is None:
-        return default
-    line = yaml_reader.line_of(raw, ("paths", key))
-    where = files.resolve_inside(
-        root, text, root=root, what=f"paths.{key}", within="the repository", file=shown, line=line
-    )
-    if not where.is_dir():
-        raise PackError(
-            shown,
-            line,
-            f"paths.{key} '{text}' is not a directory "
-            "(paths are resolved against the repository root)",
-        )
-    return where
+    if surprise is None:
+        return message
+    return f"{message}; {yaml_reader.describe_surprise(surprise, yaml_reader.value_at(data, loc))}"
 
 
 def _contract_files(
-    model: PackModel,
-    raw: Any,
-    contracts_dir: Path,
-    root: Path,
-    shown: str,
-    problems: list[Problem],
+    model: PackModel, raw: Any, contracts_dir: Path, root: Path, shown: str, problems: list[Problem]
 ) -> list[Path]:
     """The pack's contract files, each checked to stay inside the contracts directory.
 
@@ -115,12 +76,12 @@ def _contract_files(
     """
     names: list[tuple[str, int | None]]
     if model.contracts is None:
-        names = [(p.name, None) for p in sorted(contracts_dir.glob("*.yaml"))]
+        names = [(p.name, None) for p in _contracts_in(contracts_dir)]
     else:
         names = [
             (n, yaml_reader.line_of(raw, ("contracts", i))) for i, n in enumerate(model.contracts)
         ]
-    within = f"the contracts directory {shown_path(contracts_dir, root)}"
+    within = f"the contracts directory {files.shown_path(contracts_dir, root)}"
     found: dict[Path, int | None] = {}
     for name, line in names:
         try:
@@ -134,7 +95,7 @@ def _contract_files(
                 line=line,
             )
         except PackError as exc:
-            problems.append(Problem(exc.file, exc.line, exc.message))
+            problems.extend(_problems(exc))
             continue
         if path in found:
             problems.append(Problem(shown, line, f"contract {name!r} is listed twice"))
@@ -143,172 +104,219 @@ def _contract_files(
     return list(found)
 
 
+def _contracts_in(contracts_dir: Path) -> list[Path]:
+    return sorted(p for suffix in CONTRACT_SUFFIXES for p in contracts_dir.glob(f"*{suffix}"))
+
+
+def _unlisted(
+    listed: Iterable[Path], contracts_dir: Path, pack_dir: Path, raw: Any, shown: str
+) -> list[Problem]:
+    """Contract files in the contracts directory that pack.yaml does not list: never run."""
+    known = {os.path.realpath(path) for path in listed}
+    folder = contract_path(contracts_dir, pack_dir, pack_dir.parent)
+    line = yaml_reader.line_of(raw, ("contracts",))
+    return [
+        Problem(
+            shown,
+            line,
+            f"{contract_path(path, pack_dir, pack_dir.parent)} is in {folder}/ but not listed "
+            "in pack.yaml `contracts`; list it, or move it out",
+        )
+        for path in _contracts_in(contracts_dir)
+        if os.path.realpath(path) not in known
+    ]
+
+
 def contract_path(path: Path, pack_dir: Path, root: Path) -> str:
     """A contract's name in results and fingerprints: within the pack, else within the repository.
 
     Never absolute, so a fingerprint is the same in every checkout.
     """
-    inside = shown_path(path, pack_dir)
-    return inside if not os.path.isabs(inside) else shown_path(path, root)
-
-
-def _surprising_operator_values(raw: Any, shown: str) -> None:
-    """Refuse YAML 1.1 surprises where any type is accepted: `equals: no` is almost never false."""
-    for node in yaml_reader.walk_maps(raw):
-        if "path" not in node:
-            continue
-        for key in ANY_VALUE_OPERATORS:
-            where: tuple[str | int, ...] = (key,)
-            value = node.get(key)
-            spots = (
-                [where] + [(key, i) for i in range(len(value))]
-                if isinstance(value, list)
-                else [where]
-            )
-            for spot in spots:
-                text = yaml_reader.surprise_at(node, spot)
-                if text is not None:
-                    raise PackError(
-                        shown,
-                        yaml_reader.line_of(node, spot),
-                        yaml_reader.describe_surprise(text, yaml_reader.value_at(node, spot)),
-                    )
+    inside = files.shown_path(path, pack_dir)
+    return inside if not os.path.isabs(inside) else files.shown_path(path, root)
 
 
 def load_contract(path: Path, pack_dir: Path, root: Path) -> Contract:
-    shown = shown_path(path, root)
+    shown = files.shown_path(path, root)
     raw = yaml_reader.load_yaml(path, shown=shown)
     if not isinstance(raw, Mapping):
         raise PackError(shown, 1, "a contract must be a mapping of keys (tool, golden_cases, ...)")
-    _surprising_operator_values(raw, shown)
-    model = _validate(ContractModel, raw, shown)
+    model = validate(ContractModel, raw, shown)
     return compile_contract(model, raw, path=contract_path(path, pack_dir, root), file=shown)
 
 
-def _allowlist(
-    pack_dir: Path, root: Path, now: datetime, contracts: set[str], problems: list[Problem]
-) -> dict[str, str]:
-    path = pack_dir / ALLOWLIST_FILE
-    if not path.exists():
-        return {}
-    shown = shown_path(path, root)
-    try:
-        model = _validate(AllowlistModel, json_reader.load_json(path, shown=shown), shown)
-    except PackError as exc:
-        problems.append(Problem(exc.file, exc.line, exc.message))
-        return {}
-    listed: dict[str, str] = {}
-    for index, entry in enumerate(model.entries):
-        expiry = _expiry(entry.expiry_date)
-        where = f"entry {index} ({entry.contract_path}, owner {entry.owner})"
-        if expiry is None:
-            problems.append(
-                Problem(
-                    shown,
-                    None,
-                    f"{where}: expiry_date '{entry.expiry_date}' is not an ISO 8601 date",
-                )
-            )
-        elif expiry <= now:
-            problems.append(Problem(shown, None, f"{where} expired on {entry.expiry_date}"))
-        elif (listed_path := posixpath.normpath(entry.contract_path)) not in contracts:
-            # a typo here would otherwise allowlist nothing, silently
-            problems.append(Problem(shown, None, f"{where}: no such contract in the pack"))
-        else:
-            listed[listed_path] = f"{entry.reason_code} ({entry.owner}): {entry.rationale}"
-    return listed
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    contracts_dir: Path
+    golden_dir: Path
+    negative_dir: Path
 
 
-def _expiry(text: str) -> datetime | None:
-    try:
-        value = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+def _layout(model: PackModel, raw: Any, pack_dir: Path, root: Root, shown: str) -> _Layout:
+    def folder(key: str, default: Path) -> Path:
+        text = getattr(model.paths, key, None) if model.paths is not None else None
+        if text is None:
+            return default
+        line = yaml_reader.line_of(raw, ("paths", key))
+        return resolve_pack_path(root, pack_dir, text, what=f"paths.{key}", file=shown, line=line)
+
+    contracts_dir = folder("contracts_dir", pack_dir / "contracts")
+    golden_dir = folder("golden_dir", pack_dir / "golden")
+    if not golden_dir.is_dir():
+        raise PackError(shown, None, _no_golden_dir(golden_dir, pack_dir, root.path))
+    return _Layout(
+        contracts_dir, golden_dir, folder("negative_golden_dir", golden_dir / "negative")
+    )
 
 
-def load_pack(pack_file: Path, root: Path, now: datetime) -> tuple[Pack | None, list[Problem]]:
-    """Load a pack; contracts that fail to load are problems, the others still load."""
+def _no_golden_dir(golden_dir: Path, pack_dir: Path, root: Path) -> str:
+    """One problem for every case: their fixtures are in a folder that does not exist."""
+    message = (
+        f"the golden directory {files.shown_path(golden_dir, root)} does not exist "
+        "(fixtures are read from the pack's golden/ folder, or from paths.golden_dir)"
+    )
+    folders = [entry.name for entry in pack_dir.iterdir() if entry.is_dir()]
+    close = difflib.get_close_matches(golden_dir.name, folders, n=1)
+    if close:
+        message += f"; did you mean {close[0]}/? rename it golden/, or set paths.golden_dir"
+    return message
+
+
+def load_pack(
+    pack_file: Path, root: Root, now: datetime, selection: Selection | None = None
+) -> tuple[Pack | None, list[Problem], list[Problem]]:
+    """Load a pack (the selected part of it): the pack, its problems and its warnings.
+
+    Contracts that fail to load are problems, the others still load.
+    """
+    selection = selection or Selection({(None, None)})
     problems: list[Problem] = []
     pack_dir = pack_file.parent
-    shown = shown_path(pack_file, root)
+    shown = files.shown_path(pack_file, root.path)
     try:
         raw = yaml_reader.load_yaml(pack_file, shown=shown)
-        model: PackModel = _validate(PackModel, raw if raw is not None else {}, shown)
-        paths = model.paths
-        contracts_dir = _pack_dir(paths, "contracts_dir", pack_dir / "contracts", root, raw, shown)
-        golden_dir = _pack_dir(paths, "golden_dir", pack_dir / "golden", root, raw, shown)
-        negative = _pack_dir(
-            paths, "negative_golden_dir", golden_dir / "negative", root, raw, shown
+        model: PackModel = validate(PackModel, raw if raw is not None else {}, shown)
+        layout = _layout(model, raw, pack_dir, root, shown)
+        contract_files = _contract_files(
+            model, raw, layout.contracts_dir, root.path, shown, problems
         )
-        contract_files = _contract_files(model, raw, contracts_dir, root, shown, problems)
     except PackError as exc:
-        return None, [*problems, Problem(exc.file, exc.line, exc.message)]
-    contracts = list(_load_contracts(contract_files, pack_dir, root, problems))
+        return None, [*problems, *_problems(exc)], []
+    if model.contracts is not None and selection.everything:
+        problems += _unlisted(contract_files, layout.contracts_dir, pack_dir, raw, shown)
+    chosen = [path for path in contract_files if selection.wants_contract(path)]
+    loaded = list(_load_contracts(chosen, pack_dir, root.path, problems))
+    contracts = _selected(loaded, selection)
+    allowlist = load_allowlist(
+        pack_dir,
+        root.path,
+        now,
+        {contract_path(p, pack_dir, root.path) for p in contract_files},
+        validate,
+    )
     pack = Pack(
         model.pack_id,
         model.name or model.pack_id,
         pack_dir,
-        shown_path(pack_dir, root),
-        root,
-        golden_dir,
-        negative,
+        files.shown_path(pack_dir, root.path),
+        root.path,
+        layout.golden_dir,
+        layout.negative_dir,
         pack_dir / "recordings",
         tuple(contracts),
-        _allowlist(
-            pack_dir,
-            root,
-            now,
-            {contract_path(p, pack_dir, root) for p in contract_files},
-            problems,
-        ),
+        allowlist.listed,
     )
-    return pack, problems
+    problems += allowlist.problems + _unmatched(selection, loaded, chosen, shown, root.path)
+    warnings = list(allowlist.warnings)
+    if selection.everything and not problems:
+        warnings += unused_fixtures(pack)
+    return pack, problems, warnings
 
 
 def _load_contracts(
     paths: Iterable[Path], pack_dir: Path, root: Path, problems: list[Problem]
-) -> Iterable[Contract]:
+) -> Iterable[tuple[Path, Contract]]:
     for path in paths:
         try:
-            yield load_contract(path, pack_dir, root)
+            yield path, load_contract(path, pack_dir, root)
         except PackError as exc:
-            problems.append(Problem(exc.file, exc.line, exc.message))
+            problems.extend(_problems(exc))
+
+
+def _selected(loaded: list[tuple[Path, Contract]], selection: Selection) -> list[Contract]:
+    if selection.everything:
+        return [contract for _, contract in loaded]
+    return [
+        replace(contract, golden_cases=cases)
+        for path, contract in loaded
+        if (cases := tuple(c for c in contract.golden_cases if selection.wants_case(path, c.id)))
+    ]
+
+
+def _unmatched(
+    selection: Selection,
+    loaded: list[tuple[Path, Contract]],
+    chosen: list[Path],
+    shown: str,
+    root: Path,
+) -> list[Problem]:
+    """A case or contract named on the command line that the pack does not have."""
+    problems = []
+    for contract_file, case in sorted(selection.picks, key=str):
+        where = files.shown_path(contract_file, root) if contract_file else shown
+        if contract_file is not None and contract_file not in chosen:
+            message = "not a contract of its pack (see pack.yaml `contracts`)"
+            problems.append(Problem(where, None, message))
+            continue
+        ids = [
+            c.id
+            for path, contract in loaded
+            if contract_file in (None, path)
+            for c in contract.golden_cases
+        ]
+        if case is not None and case not in ids and loaded:
+            problems.append(
+                Problem(where, None, f"no golden case {case!r} here{suggestion(case, ids)}")
+            )
+    return problems
 
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
     packs: tuple[Pack, ...]
     problems: tuple[Problem, ...]
+    warnings: tuple[Problem, ...] = ()
+    roots: Mapping[Path, str] = field(default_factory=dict)  # each root used, and why
 
 
-def _root_for(pack_file: Path, root: Path | None, cwd: Path) -> Path:
-    if root is not None:
-        return root
-    return files.find_repository_root(pack_file.parent) or cwd
-
-
-def load_packs(targets: Sequence[str], *, cwd: Path, root: Path | None, now: datetime) -> Loaded:
+def load_packs(
+    targets: Sequence[str],
+    *,
+    cwd: Path,
+    root: Path | None,
+    now: datetime,
+    warnings: Sequence[Problem] = (),
+) -> Loaded:
     """Every pack under ``targets``; problems collected, the packs that load still load."""
-    pack_files, problems = find_packs(targets, cwd)
+    found = find_packs(targets, cwd)
+    problems, noted = list(found.problems), list(warnings)
     packs: list[Pack] = []
+    roots: dict[Path, str] = {}
     seen: dict[str, str] = {}
-    for pack_file in pack_files:
-        pack, found = load_pack(pack_file, _root_for(pack_file, root, cwd).resolve(), now)
-        problems.extend(found)
+    for pack_file, selection in found.packs.items():
+        pack_root = root_for(pack_file, root, cwd)
+        roots.setdefault(pack_root.path, pack_root.why)
+        pack, pack_problems, pack_warnings = load_pack(pack_file, pack_root, now, selection)
+        problems += pack_problems
+        noted += pack_warnings
         if pack is None:
             continue
         if pack.pack_id in seen:
-            problems.append(
-                Problem(
-                    f"{pack.shown}/pack.yaml",
-                    None,
-                    f"pack_id '{pack.pack_id}' is already used by {seen[pack.pack_id]}",
-                )
-            )
+            message = f"pack_id '{pack.pack_id}' is already used by {seen[pack.pack_id]}"
+            problems.append(Problem(f"{pack.shown}/pack.yaml", None, message))
             continue
         seen[pack.pack_id] = pack.shown
         packs.append(pack)
-    if not pack_files and not problems:
+    if not found.packs and not problems:
         problems.append(Problem(", ".join(targets), None, "no pack.yaml found"))
-    return Loaded(tuple(packs), tuple(problems))
+    return Loaded(tuple(packs), tuple(problems), tuple(noted), roots)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from yaml.events import (
 from yaml.nodes import ScalarNode
 from yaml.reader import ReaderError
 
+from replaygate.assertions.values import yaml_reading
 from replaygate.errors import PackError
 from replaygate.loading.files import MAX_DEPTH, MAX_YAML_BYTES, read_text
 
@@ -202,17 +203,9 @@ def _surprising(text: str, value: Any) -> bool:
 
 def describe_surprise(text: str, value: Any) -> str:
     """The hint for a value that YAML read differently from how it was written."""
+    reading = yaml_reading(value)
     if isinstance(value, bool):
-        reading = str(value).lower()
         return f"`{text}` is read as {reading} by YAML; quote it ('{text}') if you mean the text"
-    if isinstance(value, datetime):
-        reading = "a date and time"
-    elif isinstance(value, date):
-        reading = "a date"
-    elif isinstance(value, int | float):
-        reading = f"the number {value!r}"
-    else:
-        reading = repr(value)
     return f"`{text}` is read as {reading}; quote it ('{text}') to keep it as text"
 
 
@@ -239,6 +232,10 @@ def _yaml_problem(exc: yaml.YAMLError, text: str, shown: str) -> PackError:
         return PackError(shown, None, _one_line(str(exc)))
     mark = exc.problem_mark or exc.context_mark
     line: int | None = mark.line + 1 if mark else None
+    tabbed = _tab_indented(text, line) if line is not None else None
+    if tabbed is not None:
+        message = "YAML does not allow tabs for indentation; indent this line with spaces"
+        return PackError(shown, tabbed, message)
     message = exc.problem or exc.context or "invalid YAML"
     if exc.problem and exc.context:
         context = exc.context
@@ -246,6 +243,16 @@ def _yaml_problem(exc: yaml.YAMLError, text: str, shown: str) -> PackError:
             context += f" at line {exc.context_mark.line + 1}"
         message = f"{exc.problem} ({context})"
     return PackError(shown, line, _one_line(message))
+
+
+def _tab_indented(text: str, line: int) -> int | None:
+    """``line`` (1-based) or the line before it when a tab is in its indentation, else None."""
+    lines = text.splitlines()
+    for number in (line, line - 1):
+        row = lines[number - 1] if 0 < number <= len(lines) else ""
+        if "\t" in row[: len(row) - len(row.lstrip(" \t"))]:
+            return number
+    return None
 
 
 def _reader_problem(exc: ReaderError, text: str, shown: str) -> PackError:

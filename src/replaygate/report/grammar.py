@@ -83,7 +83,7 @@ def value_text(value: Any) -> str:
 
 
 def totals_phrase(result: RunResult) -> str:
-    """``12 passed, 1 failed, 0 errors, 2 skipped, 1 known in 0.04s``."""
+    """``12 passed, 1 failed, 0 errors, 2 skipped, 1 known, 1 warning in 0.04s``."""
     totals = result.totals
     text = f"{totals.passed} passed, {totals.failed} failed, {totals.errors} errors"
     text += f", {totals.skipped} skipped"
@@ -92,6 +92,9 @@ def totals_phrase(result: RunResult) -> str:
     if result.problems:
         count = len(result.problems)
         text += f", {count} problem{'' if count == 1 else 's'}"
+    if result.warnings:
+        count = len(result.warnings)
+        text += f", {count} warning{'' if count == 1 else 's'}"
     return f"{text} in {result.duration_s:.2f}s"
 
 

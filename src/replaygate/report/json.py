@@ -36,6 +36,7 @@ def render_json(result: RunResult) -> str:
         _member("totals", _totals(result)),
         _list_member("packs", map(_pack, result.packs)),
         _list_member("problems", map(_problem, result.problems)),
+        _list_member("warnings", map(_problem, result.warnings)),
         _list_member("cases", map(_case, result.cases)),
     ]
     if "shard" in result.meta:
@@ -161,12 +162,14 @@ def _result(value: Any) -> RunResult:
     if version != SCHEMA_VERSION:  # checked first: another version has other keys
         found = shape.kind(version)
         raise shape.Invalid(f"$.schema_version: expected {SCHEMA_VERSION!r}, got {found}")
-    document = shape.check_object(value, shape.TOP, "$", optional={"shard": shape.OBJECT})
+    document = shape.check_object(value, shape.TOP, "$", optional=shape.TOP_OPTIONAL)
     shape.check_object(document["tool"], shape.TOOL, "$.tool")
+    document.setdefault("warnings", [])  # files written before warnings existed have none
     result = RunResult(
         cases=_items(document, "cases", _case_result),
         problems=_items(document, "problems", _problem_result),
         packs=_items(document, "packs", _pack_summary),
+        warnings=_items(document, "warnings", _problem_result),
         duration_s=float(document["duration_s"]),
         meta=_meta(document),
     )

@@ -38,6 +38,7 @@ TOP = {
     "schema_version": _STR, "tool": OBJECT, "provider": _STR, "duration_s": _SECONDS,
     "totals": OBJECT, "packs": _ARRAY, "problems": _ARRAY, "cases": _ARRAY,
 }  # fmt: skip
+TOP_OPTIONAL = {"shard": OBJECT, "warnings": _ARRAY}
 TOOL = {"name": _STR, "version": _STR}
 TOTALS = dict.fromkeys(["total", "passed", "failed", "errors", "skipped", "known"], _COUNT)
 PACK = {"pack_id": _STR, "name": _STR, "directory": _STR, "contracts": _COUNT}

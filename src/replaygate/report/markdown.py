@@ -61,6 +61,7 @@ def _sections(result: RunResult) -> list[_Section]:
     return [
         _packs(result),
         _Section("problems", _heading("Problems", len(result.problems)), _problem_rows(result)),
+        _Section("warnings", _heading("Warnings", len(result.warnings)), _warning_rows(result)),
         _failures(result),
         _known(result),
         _skipped(result),
@@ -103,6 +104,13 @@ def _problem_rows(result: RunResult) -> tuple[str, ...]:
     return tuple(
         f"- {markdown_code(where(problem.file, problem.line))} {markdown_cell(problem.message)}"
         for problem in result.problems
+    )
+
+
+def _warning_rows(result: RunResult) -> tuple[str, ...]:
+    return tuple(
+        f"- {markdown_code(where(warning.file, warning.line))} {markdown_cell(warning.message)}"
+        for warning in result.warnings
     )
 
 

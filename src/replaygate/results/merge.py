@@ -20,6 +20,7 @@ def merge_results(named: Sequence[Named]) -> RunResult:
         cases=_cases(named),
         problems=tuple(dict.fromkeys(p for _, result in named for p in result.problems)),
         packs=_packs(named),
+        warnings=tuple(dict.fromkeys(w for _, result in named for w in result.warnings)),
         duration_s=sum(result.duration_s for _, result in named),
         meta=_meta(named),
     )

@@ -78,7 +78,8 @@ class CaseResult:
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """A file that could not be loaded: reported, and the rest still runs."""
+    """A file that could not be loaded (or, as a warning, one worth a look): reported, and the
+    rest still runs."""
 
     file: str
     line: int | None
@@ -115,6 +116,7 @@ class RunResult:
     duration_s: float = 0.0
     # {"shard": {"index": 1, "count": 3}}, "root": the repository root results are relative to
     meta: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[Problem, ...] = ()  # worth a look, never a failure
 
     @property
     def totals(self) -> Totals:

@@ -1,0 +1,171 @@
+"""What a command line names: packs, one contract, one case (``PATH::CASE_ID``), or the
+pack of ``.replayci.yml``; and the folder they resolve against."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replaygate.errors import PackError
+from replaygate.loading import files, yaml_reader
+from replaygate.loading.models import unknown_key
+from replaygate.results.model import Problem
+
+PACK_FILE = "pack.yaml"
+MISNAMED_PACK_FILE = "pack.yml"
+CONFIG_FILE = ".replayci.yml"
+CONFIG_READ = ("pack",)
+CONFIG_IGNORED = ("provider", "model")  # replaygate replays recordings: no live provider
+CONTRACT_SUFFIXES = (".yaml", ".yml")
+CASE_SEPARATOR = "::"
+DEFAULT_PACKS = "packs"
+
+
+def split_target(text: str) -> tuple[str, str | None]:
+    """``packs/p/contracts/c.yaml::case_id`` as (path, case id); a path alone as (path, None)."""
+    path, separator, case = text.partition(CASE_SEPARATOR)
+    return (path, case) if separator else (text, None)
+
+
+Pick = tuple[Path | None, str | None]  # a contract file (None: any) and a case id (None: any)
+
+
+@dataclass(slots=True)
+class Selection:
+    """What to run of one pack: everything, or some contracts, or some cases of them."""
+
+    picks: set[Pick] = field(default_factory=set)
+
+    @property
+    def everything(self) -> bool:
+        return (None, None) in self.picks
+
+    def wants_contract(self, path: Path) -> bool:
+        return any(contract in (None, path) for contract, _ in self.picks)
+
+    def wants_case(self, path: Path, case: str) -> bool:
+        return any(c in (None, path) and k in (None, case) for c, k in self.picks)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The pack files named by the targets, with what to run of each."""
+
+    packs: dict[Path, Selection]
+    problems: list[Problem]
+
+
+def find_packs(targets: Sequence[str], cwd: Path) -> Found:
+    """pack.yaml files named by targets: a pack directory, a pack.yaml, a contract file,
+    or a folder searched; any of them may end in ``::CASE_ID``."""
+    found = Found({}, [])
+    for target in targets:
+        path_text, case = split_target(target)
+        if case == "":
+            found.problems.append(Problem(target, None, "no case id after '::'"))
+            continue
+        for pack_file, contract in _pack_files(target, path_text, cwd, found.problems):
+            real = Path(os.path.realpath(pack_file))  # one pack however it is named: no loop
+            found.packs.setdefault(real, Selection()).picks.add((contract, case))
+    return found
+
+
+def _pack_files(
+    target: str, text: str, cwd: Path, problems: list[Problem]
+) -> list[tuple[Path, Path | None]]:
+    path = (cwd / text).absolute()
+    if path.is_file():
+        return _named_file(target, path, problems)
+    if (path / PACK_FILE).is_file():
+        return [(path / PACK_FILE, None)]
+    if path.is_dir():
+        packs = list(files.iter_pack_files(path, PACK_FILE))
+        if not packs:
+            problems.extend(_misnamed(path, cwd) or [Problem(target, None, "no pack.yaml found")])
+        return [(pack, None) for pack in packs]
+    problems.append(Problem(target, None, "no such pack directory, pack.yaml or contract file"))
+    return []
+
+
+def _named_file(target: str, path: Path, problems: list[Problem]) -> list[tuple[Path, Path | None]]:
+    if path.name == PACK_FILE:
+        return [(path, None)]
+    if path.name == MISNAMED_PACK_FILE:
+        problems.append(_misnamed_problem(target))
+        return []
+    if path.suffix in CONTRACT_SUFFIXES:
+        pack = _pack_above(path)
+        if pack is not None:
+            return [(pack, Path(os.path.realpath(path)))]
+        problems.append(
+            Problem(target, None, "a contract file, but no folder above it holds pack.yaml")
+        )
+        return []
+    problems.append(Problem(target, None, "not a pack directory, pack.yaml or contract file"))
+    return []
+
+
+def _pack_above(path: Path) -> Path | None:
+    for folder in path.parents:
+        if (folder / PACK_FILE).is_file():
+            return folder / PACK_FILE
+        if files.is_repository_root(folder):
+            return None
+    return None
+
+
+def _misnamed(folder: Path, cwd: Path) -> list[Problem]:
+    return [
+        _misnamed_problem(files.shown_path(path, cwd))
+        for path in files.iter_pack_files(folder, MISNAMED_PACK_FILE)
+    ]
+
+
+def _misnamed_problem(shown: str) -> Problem:
+    return Problem(shown, None, "the pack file is named pack.yaml, not pack.yml: rename it")
+
+
+@dataclass(frozen=True, slots=True)
+class Defaults:
+    """The targets of a command line that names none, and warnings about how they were found."""
+
+    targets: list[str]
+    warnings: list[Problem]
+
+
+def default_targets(cwd: Path) -> Defaults:
+    """The pack of ``.replayci.yml`` (here, else at the repository root), else the ``packs``
+    folder of the repository root (of the current folder when there is no repository)."""
+    top = files.find_repository_root(cwd)
+    for folder in dict.fromkeys([cwd, *([top] if top else [])]):
+        config = folder / CONFIG_FILE
+        if config.is_file():
+            return _read_config(config, cwd)
+    return Defaults([os.path.relpath((top or cwd) / DEFAULT_PACKS, cwd)], [])
+
+
+def _read_config(config: Path, cwd: Path) -> Defaults:
+    shown = files.shown_path(config, cwd)
+    data = yaml_reader.load_yaml(config, shown=shown)
+    if not isinstance(data, dict):
+        raise PackError(shown, 1, "expected a mapping of keys (pack: ./packs/my-pack)")
+    known = (*CONFIG_READ, *CONFIG_IGNORED)
+    warnings = [
+        Problem(shown, yaml_reader.line_of(data, (key,)), unknown_key(str(key), known, {}))
+        for key in data
+        if key not in known
+    ]
+    pack = data.get("pack")
+    if pack is None:
+        return Defaults([os.path.relpath(config.parent / DEFAULT_PACKS, cwd)], warnings)
+    if not isinstance(pack, str) or not pack:
+        raise PackError(shown, yaml_reader.line_of(data, ("pack",)), "pack: expected a path")
+    return Defaults([os.path.relpath(config.parent / pack, cwd)], warnings)
+
+
+def command_targets(paths: Sequence[str], packs: Sequence[str], cwd: Path) -> Defaults:
+    """The targets named (``PATH`` arguments and ``--pack``), else the defaults."""
+    named = [*paths, *packs]
+    return Defaults(named, []) if named else default_targets(cwd)
