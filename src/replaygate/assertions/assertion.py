@@ -20,9 +20,17 @@ class Check:
     expected: Any  # as written in the contract (reported to users)
     prepared: Any  # what the operator function uses (a compiled regex, a type set, ...)
     line: int
-    # "the contract's `3.10` was read as the number 3.1; quote it": said when the check fails
-    # on text, since YAML read the expected value from a scalar its author likely meant as text
-    hint: str | None = None
+    surprise: Surprise | None = None  # the value was read from a plain scalar YAML reads oddly
+
+
+@dataclass(frozen=True, slots=True)
+class Surprise:
+    """How YAML read an operator's value ("the contract's `3.10` was read as the number 3.1;
+    quote it"), and the check prepared with the text as written, quoted: a failure that the
+    quoted value would pass gets the hint."""
+
+    hint: str
+    quoted: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +80,7 @@ def compile_assertion(
         message = f"optional must be true or false, got {short(optional)}"
         raise PackError(file, key_lines.get("optional", line), message)
     checks = tuple(
-        _compile_check(key, value, file, key_lines.get(key, line), _surprise_hint(raw, key))
+        _compile_check(key, value, file, key_lines.get(key, line), raw)
         for key, value in raw.items()
         if key not in MODIFIERS
     )
@@ -92,30 +100,46 @@ def _compile_path(raw: Mapping[str, Any], file: str, line: int, path_line: int) 
         raise PackError(file, path_line, str(exc)) from None
 
 
-def _compile_check(name: str, value: Any, file: str, line: int, hint: str | None) -> Check:
+def _compile_check(name: str, value: Any, file: str, line: int, raw: Mapping[str, Any]) -> Check:
+    written = _written(raw, name)
+    hint = "; ".join(
+        f"the contract's `{text}` was read as {yaml_reading(read)}; quote it"
+        for _, text, read in written
+    )
     try:
         prepared = OPERATORS[name].prepare(value)
     except ValueError as exc:
         # a value YAML read as a number, boolean or date: the reading is the whole story
         raise PackError(file, line, f"{name}: {hint}" if hint else str(exc)) from None
-    return Check(name, value, prepared, line, hint)
+    return Check(name, value, prepared, line, _surprise(name, value, written, hint))
 
 
-def _surprise_hint(raw: Mapping[str, Any], key: str) -> str | None:
-    """The hint for an operator value (or list item) YAML read from a surprising scalar.
+Written = list[tuple[int | None, str, Any]]  # list index (None: the value), text, value read
 
-    The loader keeps the written text of such scalars in ``surprises`` beside the mapping
-    or list that holds them.
-    """
+
+def _written(raw: Mapping[str, Any], key: str) -> Written:
+    """The operator value, or the items of its list, that YAML read surprisingly; the loader
+    keeps their text in ``surprises`` beside the mapping or list that holds them."""
     value = raw[key]
-    written = [(getattr(raw, "surprises", {}).get(key), value)]
-    written += [(text, value[index]) for index, text in getattr(value, "surprises", {}).items()]
-    hints = [
-        f"the contract's `{text}` was read as {yaml_reading(item)}; quote it"
-        for text, item in written
-        if text is not None
-    ]
-    return "; ".join(hints) or None
+    text = getattr(raw, "surprises", {}).get(key)
+    found: Written = [(None, text, value)] if text else []
+    items = getattr(value, "surprises", {})
+    return found + [(index, text, value[index]) for index, text in items.items()]
+
+
+def _surprise(name: str, value: Any, written: Written, hint: str) -> Surprise | None:
+    if not written:
+        return None
+    quoted = list(value) if isinstance(value, list) else value
+    for index, text, _ in written:
+        if index is None:
+            quoted = text
+        else:
+            quoted[index] = text
+    try:
+        return Surprise(hint, OPERATORS[name].prepare(quoted))
+    except ValueError:
+        return None  # written as text, the value would not be accepted either: no hint
 
 
 def _check_combination(checks: tuple[Check, ...], optional: bool, file: str, line: int) -> None:
@@ -183,17 +207,17 @@ def _run(
         return _mismatch(check, "error", str(exc), actual)
     if message is None:
         return None
-    if check.hint and _holds_text(actual):
-        message = f"{message}; {check.hint}"
+    surprise = check.surprise
+    if surprise is not None and _passes(op, actual, surprise.quoted, env):
+        message = f"{message}; {surprise.hint}"
     return _mismatch(check, kind, message, actual)
 
 
-def _holds_text(actual: Any) -> bool:
-    """Whether the actual value is, or directly holds, a string (what a quoted value would be)."""
-    items = actual.values() if isinstance(actual, dict) else actual
-    return any(
-        isinstance(item, str) for item in (items if isinstance(actual, list | dict) else [actual])
-    )
+def _passes(op: Operator, actual: Any, prepared: Any, env: Mapping[str, str]) -> bool:
+    try:
+        return op.check(actual, prepared, env) is None
+    except CheckError:
+        return False
 
 
 def _mismatch(check: Check, kind: MismatchKind, message: str, actual: Any) -> Mismatch:

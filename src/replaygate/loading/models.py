@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from enum import StrEnum
 from typing import Annotated, Any, Literal, get_args
 
@@ -348,10 +348,13 @@ Loc = tuple[str | int, ...]
 
 
 def validation_errors(
-    exc: ValidationError, root: type[BaseModel] | None = None
+    exc: ValidationError,
+    root: type[BaseModel] | None = None,
+    line_of: Callable[[Loc], int | None] | None = None,
 ) -> list[tuple[Loc, str]]:
-    """(location, message) for each error, unknown keys first; union-branch duplicates folded,
-    and a missing key left out when an unknown key beside it is its misspelling."""
+    """(location, message) for each error, unknown keys first (each group in line order when
+    ``line_of`` is given); union-branch duplicates folded, and a missing key left out when an
+    unknown key beside it is its misspelling."""
     seen: dict[Loc, tuple[str, str]] = {}
     for error in exc.errors(include_url=False):
         loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
@@ -363,6 +366,9 @@ def validation_errors(
         for loc, (kind, message) in seen.items()
         if kind != "extra_forbidden" and not (kind == "missing" and loc in misspelt)
     ]
+    if line_of is not None:
+        rest.sort(key=lambda error: line_of(error[0]) or 0)
+        return [*sorted(unknown.items(), key=lambda error: line_of(error[0]) or 0), *rest]
     return [*unknown.items(), *rest]
 
 

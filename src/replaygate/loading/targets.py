@@ -142,18 +142,20 @@ def default_targets(cwd: Path) -> Defaults:
     for folder in dict.fromkeys([cwd, *([top] if top else [])]):
         config = folder / CONFIG_FILE
         if config.is_file():
-            return _read_config(config, cwd)
+            return _read_config(config, cwd, files.shown_path(config, top or cwd))
     return Defaults([os.path.relpath((top or cwd) / DEFAULT_PACKS, cwd)], [])
 
 
-def _read_config(config: Path, cwd: Path) -> Defaults:
-    shown = files.shown_path(config, cwd)
+def _read_config(config: Path, cwd: Path, shown: str) -> Defaults:
     data = yaml_reader.load_yaml(config, shown=shown)
     if not isinstance(data, dict):
         raise PackError(shown, 1, "expected a mapping of keys (pack: ./packs/my-pack)")
     known = (*CONFIG_READ, *CONFIG_IGNORED)
+    note = "replaygate reads `pack`; `provider` and `model` are accepted and not used"
     warnings = [
-        Problem(shown, yaml_reader.line_of(data, (key,)), unknown_key(str(key), known, {}))
+        Problem(
+            shown, yaml_reader.line_of(data, (key,)), f"{unknown_key(str(key), known, {})}; {note}"
+        )
         for key in data
         if key not in known
     ]
