@@ -293,3 +293,164 @@ def test_allowlist_paths_are_normalised(tmp_path: Path) -> None:
     assert loaded.problems == ()
     (case,) = run_packs(loaded, {}).cases
     assert case.status is Status.SKIPPED
+
+
+def load_all(root: Path, targets: tuple[str, ...] = ("packs",)) -> tuple[list[str], list[str]]:
+    """The problems and the warnings of loading ``targets`` from ``root``."""
+    loaded = load_packs(list(targets), cwd=root, root=None, now=NOW)
+    return [str(p) for p in loaded.problems], [str(w) for w in loaded.warnings]
+
+
+def test_a_contract_file_pack_yaml_does_not_list_is_a_problem_not_a_silent_skip(
+    tmp_path: Path,
+) -> None:
+    make_pack(
+        tmp_path,
+        contracts={"c.yaml": CONTRACT, "deploy2.yml": CONTRACT},
+        pack_yaml="pack_id: p\ncontracts:\n  - c.yaml\n",
+    )
+    assert load_all(tmp_path)[0] == [
+        "packs/p/pack.yaml:2: contracts/deploy2.yml is in contracts/ but not listed in "
+        "pack.yaml `contracts`; list it, or move it out"
+    ]
+
+
+def test_without_a_contracts_list_yml_contracts_run_too(tmp_path: Path) -> None:
+    make_pack(tmp_path, contracts={"a.yaml": CONTRACT, "b.yml": CONTRACT})
+    (pack,) = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW).packs
+    assert [c.path for c in pack.contracts] == ["contracts/a.yaml", "contracts/b.yml"]
+
+
+def test_a_fixture_no_case_names_is_a_warning_not_a_failure(tmp_path: Path) -> None:
+    make_pack(
+        tmp_path,
+        fixtures={"ok.json": fixture(), "old.json": fixture(), "negative/gone.json": fixture()},
+    )
+    assert load_all(tmp_path) == (
+        [],
+        [
+            "packs/p/golden/negative/gone.json: no golden case names this fixture; "
+            "add a case for it, or remove it",
+            "packs/p/golden/old.json: no golden case names this fixture; "
+            "add a case for it, or remove it",
+        ],
+    )
+
+
+def test_a_missing_golden_directory_is_one_problem_on_pack_yaml(tmp_path: Path) -> None:
+    cases = "".join(
+        f"  - id: c{i}\n    input_ref: ok.json\n    expect_ok: true\n" for i in range(50)
+    )
+    pack = make_pack(
+        tmp_path, contract=CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
+    )
+    (pack / "golden").rename(pack / "goldne")
+    problems, _ = load_all(tmp_path)
+    assert problems == [
+        "packs/p/pack.yaml: the golden directory packs/p/golden does not exist (fixtures are "
+        "read from the pack's golden/ folder, or from paths.golden_dir); did you mean goldne/? "
+        "rename it golden/, or set paths.golden_dir"
+    ]
+
+
+def test_a_path_that_exists_relative_to_the_pack_gets_the_spelling_that_works(
+    tmp_path: Path,
+) -> None:
+    make_pack(tmp_path, pack_yaml="pack_id: p\npaths:\n  contracts_dir: contracts\n")
+    assert load_all(tmp_path)[0] == [
+        "packs/p/pack.yaml:3: paths.contracts_dir 'contracts' is not a directory: paths resolve "
+        f"against the repository root {tmp_path.resolve()} (the nearest folder above the pack "
+        "holding .git; --root sets it); relative to the pack it exists: write 'packs/p/contracts'"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "problem"),
+    [
+        (
+            "pack.yaml",
+            "pack_id: p\nschema_version: v0.2\n",
+            "packs/p/pack.yaml:2: schema_version: 'v0.2' is not a version this replaygate "
+            "knows (known: v0.1)",
+        ),
+        (
+            "nr-allowlist.json",
+            '{"version": "2.0", "entries": []}',
+            "packs/p/nr-allowlist.json: version: '2.0' is not a version this replaygate knows "
+            "(known: 1.0)",
+        ),
+    ],
+)
+def test_an_unknown_format_version_is_refused_naming_the_known_ones(
+    tmp_path: Path, file: str, text: str, problem: str
+) -> None:
+    pack = make_pack(tmp_path)
+    (pack / file).write_text(text)
+    assert load_all(tmp_path)[0] == [problem]
+
+
+def test_a_misspelt_required_key_shows_the_unknown_key_and_its_suggestion_alone(
+    tmp_path: Path,
+) -> None:
+    found = problems_for(tmp_path, CONTRACT.replace("expect_ok: true", "expect_okk: true"))
+    assert found == [
+        "packs/p/contracts/c.yaml:10: unknown key 'expect_okk' (did you mean 'expect_ok'?)"
+    ]
+
+
+def test_every_problem_of_a_contract_is_listed_unknown_keys_first_never_and_n_more(
+    tmp_path: Path,
+) -> None:
+    contract = CONTRACT.replace("tool: get_weather", "tool: get_weather\ntool_order: sometimes")
+    contract = contract.replace("expect_ok: true", "expect_ok: 1\n    idd: x")
+    found = problems_for(tmp_path, contract)
+    assert found == [
+        "packs/p/contracts/c.yaml:12: unknown key 'idd' (did you mean 'id'?)",
+        "packs/p/contracts/c.yaml:2: tool_order: must be one of any, strict, got 'sometimes'",
+        "packs/p/contracts/c.yaml:11: golden_cases[0].expect_ok: expected true or false, got 1",
+    ]
+    assert not any("more)" in problem for problem in found)
+
+
+def test_a_key_valid_elsewhere_says_where_it_belongs(tmp_path: Path) -> None:
+    contract = CONTRACT + "output_invariants:\n  - path: $.x\n    exists: true\n"
+    assert problems_for(tmp_path, contract) == [
+        "packs/p/contracts/c.yaml:11: `output_invariants` belongs under `assertions:`, not here"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("contract", "problem"),
+    [
+        ("tool: x\ngolden_cases: []\n", "golden_cases: needs at least 1 item, got none"),
+        ("tool: x\ngolden_cases:\n", "golden_cases: expected a list, got an empty value"),
+        (
+            CONTRACT.replace("tool: get_weather", "tool: get_weather\ntool_order: 3"),
+            "tool_order: must be one of any, strict, got 3",
+        ),
+        (
+            CONTRACT.replace("tool: get_weather", "tool: get_weather\npass_threshold: 2"),
+            "pass_threshold: must be at most 1.0, got 2",
+        ),
+        ("tool: ''\ngolden_cases: []\n", "tool: must not be empty"),
+    ],
+)
+def test_messages_are_in_our_words_not_the_validation_librarys(
+    tmp_path: Path, contract: str, problem: str
+) -> None:
+    found = problems_for(tmp_path, contract)
+    assert any(problem in line for line in found), found
+    for leak in ("Input should", "List should", "None", "after validation", "String should"):
+        assert not any(leak in line for line in found), found
+
+
+def test_a_float_written_in_exponent_form_loads_and_compares_as_a_number(tmp_path: Path) -> None:
+    contract = CONTRACT.replace(
+        "equals: Bern", "equals: Bern\n      - path: $.score\n        one_of: [5.0e-12, 1.0e-09]"
+    )
+    call = {"name": "get_weather", "arguments": {"city": "Bern", "score": 5e-12}}
+    make_pack(tmp_path, contract=contract, fixtures={"ok.json": fixture([call])})
+    loaded = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW)
+    assert loaded.problems == ()
+    (case,) = run_packs(loaded, {}).cases
+    assert case.status is Status.PASSED, case

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 from collections.abc import Callable
@@ -14,7 +15,7 @@ import pytest
 from replaygate import __version__
 from replaygate.errors import PackError
 from replaygate.report.json import load_results, render_json
-from replaygate.results.model import CaseResult, Failure, RunResult, Status
+from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "results.schema.json").read_text())
 
@@ -245,3 +246,16 @@ def test_every_schema_key_is_documented() -> None:
     definitions = [SCHEMA, SCHEMA["properties"]["totals"], *SCHEMA["$defs"].values()]
     keys = {key for definition in definitions for key in definition.get("properties", {})}
     assert keys and all(f"`{key}`" in text for key in keys)
+
+
+def test_warnings_round_trip_and_old_files_without_them_still_load(mixed: RunResult) -> None:
+    warning = Problem("packs/p/golden/old.json", None, "no golden case names this fixture")
+    text = render_json(dataclasses.replace(mixed, warnings=(warning,)))
+    assert validate(text)["warnings"] == [
+        {"file": "packs/p/golden/old.json", "line": None,
+         "message": "no golden case names this fixture"},
+    ]  # fmt: skip
+    assert load_results(text, shown="r.json").warnings == (warning,)
+    old = json.loads(text)
+    del old["warnings"]
+    assert load_results(json.dumps(old), shown="r.json").warnings == ()

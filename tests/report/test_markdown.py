@@ -186,3 +186,13 @@ def test_later_sections_are_counted_in_the_note(
 def test_files_note_is_escaped(make_many: Callable[[int], RunResult]) -> None:
     report = render_markdown(make_many(100), max_bytes=3000, files_note="[x](http://e) @a")
     assert report.endswith("see &#91;x&#93;(http://e) @&#8203;a.\n")
+
+
+def test_warnings_have_their_own_section_and_count(
+    make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+) -> None:
+    warning = Problem("packs/p/nr-allowlist.json", 8, "entry 0 expired <b>")
+    report = render_markdown(make_run(make_case(), warnings=(warning,)))
+    assert "### Warnings (1)" in report
+    assert "- ` packs/p/nr-allowlist.json:8 ` entry 0 expired &lt;b&gt;" in report
+    assert report.startswith("## \u2705 replaygate: 1 passed, 0 failed, 0 errors, 0 skipped, ")

@@ -107,3 +107,43 @@ def test_huge_values_are_truncated(
     out = render_text(make_run(case))
     assert len(out) < 3000
     assert "more characters]" in out
+
+
+def test_identical_failures_print_once_with_a_count(
+    make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+) -> None:
+    same = [make_case(Status.FAILED, case_id=f"c{i}", fingerprint=f"{i:012x}") for i in range(4)]
+    other = make_case(Status.ERROR, case_id="z", reason="fixture is not valid JSON")
+    lines = render_text(make_run(*same, other)).splitlines()
+    assert lines == [
+        "packs/demo/contracts/weather.yaml:14: $.tool_calls[0].name: expected 'search', "
+        "got 'lookup' [wrong_tool] (000000000000) (case c0)",
+        "... and 3 more cases: same problem",
+        "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON (0123456789ab) (case z)",
+        "0 passed, 4 failed, 1 errors, 0 skipped in 0.04s",
+    ]
+
+
+def test_ten_thousand_identical_errors_are_two_lines(
+    make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+) -> None:
+    cases = [
+        make_case(Status.ERROR, case_id=f"c{i}", line=i + 1, reason="recording is missing")
+        for i in range(10_000)
+    ]
+    lines = render_text(make_run(*cases)).splitlines()
+    assert lines[1:] == [
+        "... and 9,999 more cases: same problem",
+        "0 passed, 0 failed, 10000 errors, 0 skipped in 0.04s",
+    ]
+
+
+def test_warnings_are_printed_and_counted_but_do_not_fail(
+    make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+) -> None:
+    warning = Problem("packs/p/golden/old.json", None, "no golden case names this fixture")
+    text = render_text(make_run(make_case(), warnings=(warning,)), color=True)
+    assert text.splitlines() == [
+        "\x1b[33mpacks/p/golden/old.json: warning: no golden case names this fixture\x1b[0m",
+        "\x1b[32m1 passed, 0 failed, 0 errors, 0 skipped, 1 warning in 0.04s\x1b[0m",
+    ]
