@@ -1,0 +1,144 @@
+"""What a command line names: a pack, a contract file, one case, the pack of .replayci.yml,
+from any folder; and the repository root it resolves against, printed once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from packbuilder import CONTRACT, make_pack
+from replaygate import cli
+from replaygate.loading.targets import split_target
+
+TWO_CASES = CONTRACT + "  - id: second\n    input_ref: ok.json\n    expect_ok: true\n"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(["run", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cases_run(capsys: pytest.CaptureFixture[str], tmp_path: Path, *targets: str) -> list[str]:
+    code, out, err = run(capsys, "--json", str(tmp_path / "r.json"), *targets)
+    assert code == 0, out + err
+    results = json.loads((tmp_path / "r.json").read_text())
+    return [f"{case['contract']}::{case['case_id']}" for case in results["cases"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "split"),
+    [
+        ("packs/p", ("packs/p", None)),
+        ("packs/p/contracts/c.yaml::ok", ("packs/p/contracts/c.yaml", "ok")),
+        ("packs/p::a::b", ("packs/p", "a::b")),
+        ("packs/p::", ("packs/p", "")),
+    ],
+)
+def test_split_target(text: str, split: tuple[str, str | None]) -> None:
+    assert split_target(text) == split
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    make_pack(tmp_path, contracts={"c.yaml": TWO_CASES, "d.yaml": CONTRACT})
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_contract_file_runs_that_contract_alone(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cases_run(capsys, repo, "packs/p/contracts/d.yaml") == ["contracts/d.yaml::ok"]
+
+
+def test_path_colon_colon_case_id_runs_one_case(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cases_run(capsys, repo, "packs/p/contracts/c.yaml::second") == [
+        "contracts/c.yaml::second"
+    ]
+    assert cases_run(capsys, repo, "packs/p::ok") == [
+        "contracts/c.yaml::ok",
+        "contracts/d.yaml::ok",
+    ]
+
+
+def test_an_unknown_case_id_is_a_problem_with_a_suggestion(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "packs/p/contracts/c.yaml::secnd")
+    assert code == 2
+    assert "packs/p/contracts/c.yaml: no golden case 'secnd' here (did you mean 'second'?)" in out
+
+
+def test_pack_option_names_a_pack_like_a_path(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert len(cases_run(capsys, repo, "--pack", "packs/p")) == 3
+
+
+def test_pack_yml_is_named_with_the_spelling_that_works(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "packs/p/pack.yaml").rename(repo / "packs/p/pack.yml")
+    for target in ([], ["packs/p"], ["packs/p/pack.yml"]):
+        code, out, _ = run(capsys, *target)
+        assert code == 2
+        assert "packs/p/pack.yml: the pack file is named pack.yaml, not pack.yml: rename it" in out
+
+
+def test_run_from_a_subfolder_finds_the_repository_packs_and_prints_the_root_once(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "packs/p/contracts/deeper").mkdir()
+    monkeypatch.chdir(repo / "packs/p/contracts/deeper")
+    code, out, err = run(capsys)
+    assert code == 0, out + err
+    assert err == f"root: {repo.resolve()} (the nearest folder above the pack holding .git)\n"
+    assert out.endswith("3 passed, 0 failed, 0 errors, 0 skipped in " + out.split(" in ")[-1])
+
+
+def test_an_absolute_pack_path_from_outside_the_repository_runs(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = repo.parent / f"{repo.name}-elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, out, err = run(capsys, str(repo / "packs/p"))
+    assert code == 0, out + err
+    assert "leaves" not in out
+
+
+def test_without_git_the_pack_parent_is_the_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pack = make_pack(tmp_path / "repo")
+    (tmp_path / "repo/.git").rmdir()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    code, out, err = run(capsys, str(pack))
+    assert code == 0, out + err
+    assert err == (
+        f"root: {(tmp_path / 'repo/packs').resolve()} (no .git above the pack: its parent folder)\n"
+    )
+
+
+def test_replayci_yml_pack_is_read_and_unknown_keys_are_warnings(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "packs/p").rename(repo / "packs/mine")
+    (repo / "packs/other").mkdir()  # not a pack: running all of packs/ would find nothing here
+    (repo / ".replayci.yml").write_text(
+        'pack: "./packs/mine"\nprovider: openai\nmodel: gpt-4o-mini\nrepeat: 3\n'
+    )
+    monkeypatch.chdir(repo / "packs/other")
+    code, out, err = run(capsys)
+    assert code == 0, out + err
+    assert out.splitlines()[0] == (
+        ".replayci.yml:4: warning: unknown key 'repeat'; replaygate reads `pack`; "
+        "`provider` and `model` are accepted and not used"
+    )
+    assert "3 passed, 0 failed, 0 errors, 0 skipped, 1 warning in" in out
