@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -454,3 +455,37 @@ def test_a_float_written_in_exponent_form_loads_and_compares_as_a_number(tmp_pat
     assert loaded.problems == ()
     (case,) = run_packs(loaded, {}).cases
     assert case.status is Status.PASSED, case
+
+
+def failure_message(tmp_path: Path, operator: str, actual: Any) -> str:
+    contract = CONTRACT.replace("equals: Bern", operator)
+    call = {"name": "get_weather", "arguments": {"city": actual}}
+    make_pack(tmp_path, contract=contract, fixtures={"ok.json": fixture([call])})
+    loaded = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW)
+    (case,) = run_packs(loaded, {}).cases
+    assert case.status is Status.FAILED, case
+    return case.failures[0].message
+
+
+@pytest.mark.parametrize(
+    ("operator", "actual", "message"),
+    [
+        (
+            "equals: 3.10",
+            "3.10",
+            "'3.10' is not equal to 3.1; the contract's `3.10` was read as the number 3.1; "
+            "quote it",
+        ),
+        (
+            "one_of: [no, maybe]",
+            "no",
+            "'no' is not one of [False, 'maybe']; the contract's `no` was read as false; quote it",
+        ),
+        ("equals: 3.10", "4.2", "'4.2' is not equal to 3.1"),  # quoting would not help
+        ("gte: 5.0e-12", "Bern", "'Bern' is not a number"),
+    ],
+)
+def test_a_failure_says_how_yaml_read_the_value_when_quoting_it_would_pass(
+    tmp_path: Path, operator: str, actual: str, message: str
+) -> None:
+    assert failure_message(tmp_path, operator, actual) == message

@@ -421,3 +421,11 @@ def test_load_json_reads_through_files(tmp_path: Path) -> None:
     with pytest.raises(PackError) as caught:
         load_json(path, shown="golden/f.json")
     assert str(caught.value) == "golden/f.json:2: not valid UTF-8 (byte 0xff at column 2)"
+
+
+@pytest.mark.parametrize("text", ["a:\n\tb: 1\n", "a:\n  b: 1\n\t  c: 2\n"])
+def test_a_tab_in_indentation_says_yaml_does_not_allow_tabs(text: str) -> None:
+    line = text.count("\n", 0, text.index("\t")) + 1
+    assert yaml_error(text) == (
+        f"c.yaml:{line}: YAML does not allow tabs for indentation; indent this line with spaces"
+    )

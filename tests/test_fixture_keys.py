@@ -1,0 +1,147 @@
+"""Fixtures and recordings get strict keys: a misspelt key errors the case, located, with a
+suggestion, instead of silently skipping the check it names."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from packbuilder import fixture, make_pack
+from replaygate.engine.runner import run_packs
+from replaygate.loading.fixture_keys import key_problems
+from replaygate.loading.pack import load_packs
+from replaygate.results.model import CaseResult, Status
+from test_pack_loading import NOW
+
+WRAPPED_TOOL = {
+    "type": "function",
+    "function": {"name": "get_weather", "parameters": {"type": "object"}, "strict": True},
+}
+
+
+def case_for(tmp_path: Path, data: dict[str, Any], recording: Any = None) -> CaseResult:
+    pack = make_pack(tmp_path, fixtures={"ok.json": json.dumps(data, indent=2)})
+    if recording is not None:
+        (pack / "recordings").mkdir()
+        (pack / "recordings/ok.recording.json").write_text(json.dumps(recording, indent=2))
+    loaded = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW)
+    assert loaded.problems == ()
+    (case,) = run_packs(loaded, {}).cases
+    return case
+
+
+def with_change(path: tuple[str | int, ...], old: str, new: str) -> dict[str, Any]:
+    data: dict[str, Any] = fixture()
+    data["request"]["tools"].append(copy.deepcopy(WRAPPED_TOOL))
+    data["response"]["error"] = None
+    node: Any = data
+    for part in path:
+        node = node[part]
+    node[new] = node.pop(old)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new", "reason"),
+    [
+        ((), "request", "requst", ":17: unknown key 'requst' (did you mean 'request'?)"),
+        (
+            ("request", "tools", 0),
+            "parameters",
+            "paramters",
+            ":15: request.tools[0]: unknown key 'paramters' (did you mean 'parameters'?)",
+        ),
+        (
+            ("request", "tools", 1, "function"),
+            "parameters",
+            "paramters",
+            ":32: request.tools[1].function: unknown key 'paramters' (did you mean 'parameters'?)",
+        ),
+        (
+            ("response",),
+            "tool_calls",
+            "tool_cals",
+            ":42: response: unknown key 'tool_cals' (did you mean 'tool_calls'?)",
+        ),
+        (
+            ("response", "tool_calls", 0),
+            "arguments",
+            "argumnts",
+            ":44: response.tool_calls[0]: unknown key 'argumnts' (did you mean 'arguments'?)",
+        ),
+    ],
+)
+def test_a_misspelt_fixture_key_errors_the_case_with_its_line_and_suggestion(
+    tmp_path: Path, path: tuple[str | int, ...], old: str, new: str, reason: str
+) -> None:
+    case = case_for(tmp_path, with_change(path, old, new))
+    assert case.status is Status.ERROR
+    assert case.reason == f"packs/p/golden/ok.json{reason}"
+
+
+def test_a_key_of_another_object_says_where_it_belongs() -> None:
+    data = fixture()
+    data["tools"] = data["request"].pop("tools")
+    data["request"]["model"] = "gpt-4o"
+    data["response"]["error"] = {"cod": "x", "message": "m", "type": "t"}
+    assert [message for _, message in key_problems(data)] == [
+        "`tools` belongs under `request:`, not here",
+        "`model` belongs at the top level, as `model_id`, not here",
+        "unknown key 'cod' (did you mean 'code'?)",
+    ]
+
+
+def test_provider_extras_of_recorded_responses_are_allowed_where_they_belong() -> None:
+    data = fixture(
+        [{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "B"}}],
+        id="msg_1",
+        model="claude",
+        role="assistant",
+        usage={"input_tokens": 1},
+        stop_reason="tool_use",
+        stop_sequence=None,
+        system_fingerprint="fp_1",
+        finish_reason="tool_calls",
+    )
+    data["request"].update(top_p=1, seed=7, system="You help.", stop_sequences=[])
+    data["request"]["tools"].append({"name": "x", "input_schema": {}, "cache_control": {}})
+    data.update(tool_schema_hash="h", system_prompt_hash=None, messages_hash="m")
+    data["tool_choice_mode"] = "auto"
+    assert key_problems(data) == []
+
+
+def test_an_unknown_boundary_version_is_refused_naming_the_known_one(tmp_path: Path) -> None:
+    data = fixture()
+    data["boundary_version"] = "2.0"
+    case = case_for(tmp_path, data)
+    assert case.status is Status.ERROR
+    assert case.reason == (
+        "packs/p/golden/ok.json:2: boundary_version: '2.0' is not a version this replaygate "
+        "knows (known: 1.0)"
+    )
+
+
+def test_a_recording_gets_the_same_key_checks(tmp_path: Path) -> None:
+    recording = fixture()
+    recording["response"]["sucess"] = True
+    case = case_for(tmp_path, fixture(), recording)
+    assert case.status is Status.ERROR
+    assert case.reason == (
+        "packs/p/recordings/ok.recording.json:39: response: unknown key 'sucess' "
+        "(did you mean 'success'?)"
+    )
+
+
+def test_tool_parameters_that_are_not_a_schema_error_the_case(tmp_path: Path) -> None:
+    data = fixture()
+    data["request"]["tools"][0]["parameters"] = "object"
+    case = case_for(tmp_path, data)
+    assert case.status is Status.ERROR
+    assert case.reason == (
+        "packs/p/golden/ok.json: request.tools[0].parameters: expected an object "
+        "(a JSON Schema), got str"
+    )
