@@ -5,14 +5,13 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from replaygate.assertions.values import suggestion
 from replaygate.errors import PackError
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.allowlist import load_allowlist
@@ -206,7 +205,7 @@ def load_pack(
         problems += _unlisted(contract_files, layout.contracts_dir, pack_dir, raw, shown)
     chosen = [path for path in contract_files if selection.wants_contract(path)]
     loaded = list(_load_contracts(chosen, pack_dir, root.path, problems))
-    contracts = _selected(loaded, selection)
+    contracts = selection.apply(loaded)
     allowlist = load_allowlist(
         pack_dir,
         root.path,
@@ -226,7 +225,7 @@ def load_pack(
         tuple(contracts),
         allowlist.listed,
     )
-    problems += allowlist.problems + _unmatched(selection, loaded, chosen, shown, root.path)
+    problems += allowlist.problems + selection.unmatched(loaded, chosen, shown, root.path)
     warnings = list(allowlist.warnings)
     if selection.everything and not problems:
         warnings += unused_fixtures(pack)
@@ -241,44 +240,6 @@ def _load_contracts(
             yield path, load_contract(path, pack_dir, root)
         except PackError as exc:
             problems.extend(_problems(exc))
-
-
-def _selected(loaded: list[tuple[Path, Contract]], selection: Selection) -> list[Contract]:
-    if selection.everything:
-        return [contract for _, contract in loaded]
-    return [
-        replace(contract, golden_cases=cases)
-        for path, contract in loaded
-        if (cases := tuple(c for c in contract.golden_cases if selection.wants_case(path, c.id)))
-    ]
-
-
-def _unmatched(
-    selection: Selection,
-    loaded: list[tuple[Path, Contract]],
-    chosen: list[Path],
-    shown: str,
-    root: Path,
-) -> list[Problem]:
-    """A case or contract named on the command line that the pack does not have."""
-    problems = []
-    for contract_file, case in sorted(selection.picks, key=str):
-        where = files.shown_path(contract_file, root) if contract_file else shown
-        if contract_file is not None and contract_file not in chosen:
-            message = "not a contract of its pack (see pack.yaml `contracts`)"
-            problems.append(Problem(where, None, message))
-            continue
-        ids = [
-            c.id
-            for path, contract in loaded
-            if contract_file in (None, path)
-            for c in contract.golden_cases
-        ]
-        if case is not None and case not in ids and loaded:
-            problems.append(
-                Problem(where, None, f"no golden case {case!r} here{suggestion(case, ids)}")
-            )
-    return problems
 
 
 @dataclass(frozen=True, slots=True)

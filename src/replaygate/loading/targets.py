@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from replaygate.assertions.values import suggestion
 from replaygate.errors import PackError
 from replaygate.loading import files, yaml_reader
+from replaygate.loading.contract import Contract
 from replaygate.loading.models import unknown_key
 from replaygate.results.model import Problem
 
@@ -47,6 +49,38 @@ class Selection:
 
     def wants_case(self, path: Path, case: str) -> bool:
         return any(c in (None, path) and k in (None, case) for c, k in self.picks)
+
+    def apply(self, loaded: list[tuple[Path, Contract]]) -> list[Contract]:
+        """The loaded contracts (with their files) cut down to the selected cases."""
+        if self.everything:
+            return [contract for _, contract in loaded]
+        return [
+            replace(contract, golden_cases=cases)
+            for path, contract in loaded
+            if (cases := tuple(c for c in contract.golden_cases if self.wants_case(path, c.id)))
+        ]
+
+    def unmatched(
+        self, loaded: list[tuple[Path, Contract]], chosen: list[Path], shown: str, root: Path
+    ) -> list[Problem]:
+        """A contract or case named on the command line that the pack does not have."""
+        problems = []
+        for contract_file, case in sorted(self.picks, key=str):
+            where = files.shown_path(contract_file, root) if contract_file else shown
+            if contract_file is not None and contract_file not in chosen:
+                message = "not a contract of its pack (see pack.yaml `contracts`)"
+                problems.append(Problem(where, None, message))
+                continue
+            ids = [
+                c.id
+                for path, contract in loaded
+                if contract_file in (None, path)
+                for c in contract.golden_cases
+            ]
+            if case is not None and case not in ids and loaded:
+                message = f"no golden case {case!r} here{suggestion(case, ids)}"
+                problems.append(Problem(where, None, message))
+        return problems
 
 
 @dataclass(frozen=True, slots=True)
