@@ -120,3 +120,11 @@ def test_merge_annotates_from_the_root_of_a_checkout_in_a_subfolder(
     assert main(["merge", "r.json", "--root", "repo", "--github", "--fail-on", "never"]) == 0
     log = capsys.readouterr().out
     assert "file=repo/packs/demo/contracts/triage.yaml,line=14" in log
+
+
+def test_shards_warnings_are_merged_once_each() -> None:
+    old = Problem("packs/p/golden/old.json", None, "no golden case names this fixture")
+    expired = Problem("packs/p/nr-allowlist.json", 8, "entry 0 expired")
+    one = dataclasses.replace(shard(result(case("a")), 1, 2), warnings=(old,))
+    two = dataclasses.replace(shard(result(case("b")), 2, 2), warnings=(old, expired))
+    assert merge_results([("1.json", one), ("2.json", two)]).warnings == (old, expired)

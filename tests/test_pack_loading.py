@@ -413,6 +413,13 @@ def test_every_problem_of_a_contract_is_listed_unknown_keys_first_never_and_n_mo
     assert not any("more)" in problem for problem in found)
 
 
+def test_a_pack_yaml_key_valid_elsewhere_says_where_it_belongs(tmp_path: Path) -> None:
+    make_pack(tmp_path, pack_yaml="pack_id: p\ngolden_dir: packs/p/golden\n")
+    assert load_all(tmp_path)[0] == [
+        "packs/p/pack.yaml:2: `golden_dir` belongs under `paths:`, not here"
+    ]
+
+
 def test_a_key_valid_elsewhere_says_where_it_belongs(tmp_path: Path) -> None:
     contract = CONTRACT + "output_invariants:\n  - path: $.x\n    exists: true\n"
     assert problems_for(tmp_path, contract) == [

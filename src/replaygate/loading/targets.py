@@ -119,8 +119,18 @@ def _pack_files(
         if not packs:
             problems.extend(_misnamed(path, cwd) or [Problem(target, None, "no pack.yaml found")])
         return [(pack, None) for pack in packs]
-    problems.append(Problem(target, None, "no such pack directory, pack.yaml or contract file"))
+    problems.append(Problem(target, None, _no_such_path(text, cwd)))
     return []
+
+
+def _no_such_path(text: str, cwd: Path) -> str:
+    message = "no such pack directory, pack.yaml or contract file"
+    top = files.find_repository_root(cwd)
+    if top is not None and top != Path(os.path.realpath(cwd)) and (top / text).exists():
+        message += (
+            f" here; it exists from the repository root: name {os.path.relpath(top / text, cwd)}"
+        )
+    return message
 
 
 def _named_file(target: str, path: Path, problems: list[Problem]) -> list[tuple[Path, Path | None]]:
