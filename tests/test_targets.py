@@ -147,10 +147,11 @@ def test_replayci_yml_pack_is_read_and_unknown_keys_are_warnings(
 def test_a_path_written_from_the_repository_root_gets_the_spelling_that_works_here(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(repo / "packs/p/contracts")
+    (repo / "docs").mkdir()
+    monkeypatch.chdir(repo / "docs")
     code, out, _ = run(capsys, "packs/p")
     assert code == 2
     assert out.splitlines()[0] == (
         "packs/p: no such pack directory, pack.yaml or contract file here; "
-        "it exists from the repository root: name ../.."
+        "it exists from the repository root: name ../packs/p"
     )
