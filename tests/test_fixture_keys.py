@@ -87,9 +87,11 @@ def test_a_key_of_another_object_says_where_it_belongs() -> None:
     data = fixture()
     data["tools"] = data["request"].pop("tools")
     data["request"]["model"] = "gpt-4o"
+    data["model"] = data.pop("model_id")
     data["response"]["error"] = {"cod": "x", "message": "m", "type": "t"}
     assert [message for _, message in key_problems(data)] == [
         "`tools` belongs under `request:`, not here",
+        "unknown key 'model' (did you mean 'model_id'?)",
         "`model` belongs at the top level, as `model_id`, not here",
         "unknown key 'cod' (did you mean 'code'?)",
     ]

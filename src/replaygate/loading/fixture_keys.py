@@ -25,7 +25,8 @@ def key_problems(
 ) -> list[KeyProblem]:
     """Every unknown key of a fixture or recording, and an unknown ``boundary_version``."""
     found: list[KeyProblem] = []
-    _check(data, (), keys[_O.FIXTURE], found)
+    top_places = {name: place for name, place in FIXTURE_PLACES.items() if name != "model"}
+    _check(data, (), keys[_O.FIXTURE], found, top_places)
     if "boundary_version" in data:
         problem = version_problem(data["boundary_version"], BoundaryVersion)
         if problem is not None:
