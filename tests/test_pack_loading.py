@@ -430,7 +430,7 @@ def test_a_key_valid_elsewhere_says_where_it_belongs(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("contract", "problem"),
     [
-        ("tool: x\ngolden_cases: []\n", "golden_cases: needs at least 1 item, got none"),
+        ("tool: x\ngolden_cases: []\n", "golden_cases: needs at least one item, got none"),
         ("tool: x\ngolden_cases:\n", "golden_cases: expected a list, got an empty value"),
         (
             CONTRACT.replace("tool: get_weather", "tool: get_weather\ntool_order: 3"),

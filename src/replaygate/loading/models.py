@@ -175,10 +175,11 @@ FIXTURE_KEYS: dict[FixtureObject, frozenset[str]] = {
     _F.FIXTURE: frozenset({*BOUNDARY_KEYS, "request", "response"}),
     _F.REQUEST: frozenset(
         {"messages", "tools", "tool_choice", "parallel_tool_calls", "temperature", "max_tokens"}
-    )
-    | frozenset(REQUEST_EXTRAS),
-    _F.TOOL: frozenset({"type", "name", "description", "parameters", "input_schema", "strict"})
-    | {"cache_control"},
+        | set(REQUEST_EXTRAS)
+    ),
+    _F.TOOL: frozenset(
+        {"type", "name", "description", "parameters", "input_schema", "strict", "cache_control"}
+    ),
     _F.TOOL_WRAPPER: frozenset({"type", "function"}),
     _F.TOOL_FUNCTION: frozenset({"name", "description", "parameters", "strict"}),
     _F.RESPONSE: frozenset({"success", "tool_calls", "content", "error"} | set(RESPONSE_EXTRAS)),
@@ -305,7 +306,7 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _words(error: Any, root: type[BaseModel] | None) -> str:
+def _words(error: Any) -> str:
     """The message of one pydantic error, in our words, without its location."""
     kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
     if kind in _TYPE_WORDS:
@@ -313,7 +314,9 @@ def _words(error: Any, root: type[BaseModel] | None) -> str:
     if kind == "missing":
         return "required key is missing"
     if kind == "too_short":
-        return f"needs at least {ctx.get('min_length', 1)} item, got none"
+        least = ctx.get("min_length", 1)
+        items = "one item" if least == 1 else f"{least} items"
+        return f"needs at least {items}, got {len(value) if value else 'none'}"
     if kind == "string_too_short":
         return "must not be empty"
     if kind == "literal_error":
@@ -341,7 +344,7 @@ def describe_error(error: Any, root: type[BaseModel] | None = None) -> str:
                 "booleans there); quote it"
             )
         return f"keys must be strings, got {_shown(key)}; quote it"
-    return f"{format_loc(loc)}: {_words(error, root)}"
+    return f"{format_loc(loc)}: {_words(error)}"
 
 
 Loc = tuple[str | int, ...]
