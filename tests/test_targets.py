@@ -155,3 +155,15 @@ def test_a_path_written_from_the_repository_root_gets_the_spelling_that_works_he
         "packs/p: no such pack directory, pack.yaml or contract file here; "
         "it exists from the repository root: name ../packs/p"
     )
+
+
+def test_a_pack_outside_the_given_root_is_still_run_from_its_own_root(
+    repo: Path, capsys: pytest.CaptureFixture[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    other = tmp_path_factory.mktemp("other")
+    code, out, err = run(capsys, "--root", str(other), str(repo / "packs/p"))
+    assert code == 0, out + err
+    assert err == (
+        f"root: {repo.resolve()} (the pack is outside --root {other.resolve()}; "
+        "the nearest folder above the pack holding .git)\n"
+    )
