@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import platform
 import sys
+import traceback
 from collections.abc import Sequence
 
 from replaygate import __version__
@@ -48,12 +50,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("replaygate: cancelled", file=sys.stderr)
         return 130
     except Exception as exc:  # the one place a bug becomes a message
-        print(
-            f"replaygate: internal error: {type(exc).__name__}: {exc}\n"
-            "This is a bug in replaygate; please report it with the command you ran.",
-            file=sys.stderr,
-        )
+        print(bug_report(exc), file=sys.stderr)
         return EXIT_BUG
+
+
+def bug_report(exc: BaseException) -> str:
+    """What a bug report needs: the error, the traceback, and the versions it ran on."""
+    trace = "".join(traceback.format_exception(exc)).rstrip("\n")
+    return (
+        f"replaygate: internal error: {type(exc).__name__}: {exc}\n"
+        "This is a bug in replaygate. Please report it with the command you ran and this text:\n"
+        f"replaygate {__version__}, Python {platform.python_version()}, {platform.platform()}\n"
+        f"{trace}"
+    )
 
 
 if __name__ == "__main__":

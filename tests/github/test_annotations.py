@@ -17,7 +17,7 @@ def test_order_is_problems_errors_then_classification_precedence_then_location(
         failed("late", "path_not_found", line=3),
         failed("schema_b", "schema_violation", line=20),
         failed("schema_a", "schema_violation", line=10),
-        failed("custom", "rate_limit_exceeded"),  # a recorded error code: after the known ones
+        failed("custom", "rate_limit_exceeded"),  # a recorded error code: with unexpected_error
         failed("wrong", "wrong_tool"),
         case("broken", Status.ERROR, reason="fixture is not JSON"),
         failed("accepted", "wrong_tool", known=True),
@@ -29,14 +29,14 @@ def test_order_is_problems_errors_then_classification_precedence_then_location(
     assert titles == [
         "could",
         "error",
+        "rate_limit_exceeded",
         "wrong_tool",
         "schema_violation",
         "schema_violation",
         "path_not_found",
-        "rate_limit_exceeded",
         "wrong_tool",
     ]
-    assert [a.line for a in found[3:5]] == [10, 20]
+    assert [a.line for a in found[4:6]] == [10, 20]
     assert [a.level for a in found].count(Level.NOTICE) == 1
     assert found[-1].message.startswith("known failure (accepted by the baseline): case accepted")
 

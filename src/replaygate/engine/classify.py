@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from replaygate.results.model import PRECEDENCE, Classification, Failure
+from replaygate.results.model import Classification, Failure, rank
 
 
 def unmatched_call_class(
@@ -26,11 +26,6 @@ def unmatched_call_class(
     return Classification.TOOL_NOT_INVOKED
 
 
-def _rank(classification: str) -> int:
-    # A recorded error code that is not ours ranks with unexpected_error: the provider said it.
-    return PRECEDENCE.index(classification) if classification in PRECEDENCE else 0
-
-
 def primary(failures: Sequence[Failure]) -> Failure:
     """The failure that names the case: highest precedence, first in contract order."""
-    return min(failures, key=lambda failure: _rank(failure.classification))
+    return min(failures, key=lambda failure: rank(failure.classification))

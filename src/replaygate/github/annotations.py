@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from replaygate.report.grammar import failure_line, message_line
-from replaygate.results.model import PRECEDENCE, CaseResult, Problem, RunResult, Status
+from replaygate.results.model import CaseResult, Problem, RunResult, Status, rank
 
 MESSAGE_LIMIT = 4096  # characters GitHub keeps of an annotation message
 PER_STEP_LIMIT = 10  # annotations of one level a step shows (and 50 a job)
@@ -50,14 +50,12 @@ def workspace_path(path: str, root: str, workspace: str) -> str:
     return relative.replace(os.sep, "/")
 
 
-def rank(case: CaseResult) -> tuple[int, int, str, int]:
+def importance(case: CaseResult) -> tuple[int, int, str, int]:
     """Errors first, then failures by classification precedence, then by file and line."""
     file, line = _location(case)
     if case.status is Status.ERROR:
         return (0, 0, file, line or 0)
-    classification = case.classification or ""
-    order = PRECEDENCE.index(classification) if classification in PRECEDENCE else len(PRECEDENCE)
-    return (1, order, file, line or 0)
+    return (1, rank(case.classification or ""), file, line or 0)
 
 
 def collect(result: RunResult) -> list[Annotation]:
@@ -66,8 +64,8 @@ def collect(result: RunResult) -> list[Annotation]:
     Paths stay relative to the repository root, as the check-runs API wants them;
     workflow commands take them through ``relocated`` first.
     """
-    failing = sorted((c for c in result.cases if _failing(c) and not c.known), key=rank)
-    known = sorted((c for c in result.cases if c.known), key=rank)
+    failing = sorted((c for c in result.cases if _failing(c) and not c.known), key=importance)
+    known = sorted((c for c in result.cases if c.known), key=importance)
     found = [_problem(problem) for problem in result.problems]
     found += [_case(case, Level.FAILURE) for case in failing]
     found += [_case(case, Level.NOTICE) for case in known]

@@ -36,6 +36,14 @@ class Classification(StrEnum):
 PRECEDENCE: tuple[str, ...] = tuple(Classification)
 
 
+def rank(classification: str) -> int:
+    """The classification's place in the precedence, 0 first (docs/contracts.md).
+
+    A recorded error code that is not ours ranks with unexpected_error: the provider said it.
+    """
+    return PRECEDENCE.index(classification) if classification in PRECEDENCE else 0
+
+
 @dataclass(frozen=True, slots=True)
 class Failure:
     """One failed check, located on the contract line that made it."""
