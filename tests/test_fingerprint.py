@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 
-from replaygate.results.fingerprint import fingerprint
+from replaygate.results.fingerprint import DIGITS, fingerprint, is_fingerprint
 
 PARTS = (
     "starter",
@@ -39,3 +40,11 @@ def test_doc_example_runs() -> None:
     doc = (Path(__file__).parents[1] / "docs" / "fingerprints.md").read_text()
     code = doc.split("```python", 1)[1].split("```", 1)[0]
     assert "hashlib.sha256" in code
+
+
+def test_one_format_is_checked_everywhere_and_documented_in_the_schema() -> None:
+    schema = json.loads((Path(__file__).parents[1] / "docs" / "results.schema.json").read_text())
+    assert schema["$defs"]["fingerprint"]["pattern"] == f"^[0-9a-f]{{{DIGITS}}}$"
+    assert is_fingerprint(fingerprint(*PARTS))
+    for bad in ("0123456789AB", "0123456789a", "0123456789abc", 123456789012, None):
+        assert not is_fingerprint(bad)

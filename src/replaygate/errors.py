@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from replaygate.results.model import Problem
+
 EXIT_OK = 0
 EXIT_FAILED = 1  # a case failed or errored
 EXIT_CONFIG = 2  # no pack found, or a pack, contract or option could not be loaded
 EXIT_BUG = 3  # an internal error: a bug in replaygate
+
+
+def where(file: str, line: int | None) -> str:
+    """``file:line``, or ``file`` when no line applies: how every message names a place."""
+    return f"{file}:{line}" if line else file
 
 
 class ReplayGateError(Exception):
@@ -35,5 +45,11 @@ class PackError(ReplayGateError):
         return (self, *self.also)
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.message}"
+        return f"{where(self.file, self.line)}: {self.message}"
+
+    def problems(self) -> list[Problem]:
+        """This error and the ones found with it as problems of the run: each reported, and
+        the other packs still run."""
+        from replaygate.results.model import Problem
+
+        return [Problem(each.file, each.line, each.message) for each in self.each()]

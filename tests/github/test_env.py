@@ -10,7 +10,8 @@ import pytest
 from runner_oracle import runner_outputs
 
 from replaygate.github import env
-from replaygate.github.env import FailOn, InputError, read_event, read_inputs
+from replaygate.github.env import InputError, read_event, read_inputs
+from replaygate.results.verdict import FailOn
 
 
 def test_defaults_when_the_runner_sets_nothing(tmp_path: Path) -> None:
@@ -69,8 +70,9 @@ def test_other_booleans_are_a_one_line_error_naming_the_input(value: str) -> Non
             "always",
             "input 'fail_on': expected one of failure, never, got 'always'",
         ),
-        ("INPUT_SHARD", "3/2", "input 'shard': expected K/N with 1 <= K <= N, got '3/2'"),
-        ("INPUT_SHARD", "0/2", "input 'shard': expected K/N with 1 <= K <= N, got '0/2'"),
+        ("INPUT_SHARD", "3/2", "input 'shard': shard '3/2': K must be between 1 and N"),
+        ("INPUT_SHARD", "0/2", "input 'shard': shard '0/2': K must be between 1 and N"),
+        ("INPUT_SHARD", "1/two", "input 'shard': shard must look like K/N (for example 2/4)"),
         ("INPUT_SUMMARY", "maybe", "input 'summary': expected true or false, got 'maybe'"),
     ],
 )

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from replaygate.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
+from replaygate.github.env import DEFAULT_AUTHOR
 from replaygate.report.files import write_atomic
 from replaygate.results.model import RunResult
+from replaygate.results.verdict import FailOn, exit_code
 
 SUMMARY_NOTE = "the JUnit and JSON result files"
 
@@ -27,8 +28,8 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--fail-on",
-        choices=("failure", "never"),
-        default="failure",
+        choices=[value.value for value in FailOn],  # plain strings: argparse lists their repr
+        default=FailOn.FAILURE.value,
         help="exit 1 on a failed or errored case (default), or never (load problems still exit 2)",
     )
     gh = parser.add_argument_group("GitHub (used by the action)")
@@ -54,18 +55,8 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     gh.add_argument(
         "--comment-author",
         metavar="LOGIN",
-        help="login that owns our PR comment (default: github-actions[bot])",
+        help=f"login that owns our PR comment (default: {DEFAULT_AUTHOR})",
     )
-
-
-def exit_code(result: RunResult, fail_on: str) -> int:
-    if result.problems:
-        return EXIT_CONFIG
-    if fail_on == "never":
-        return EXIT_OK
-    from replaygate.report.grammar import is_blocking
-
-    return EXIT_FAILED if any(is_blocking(case) for case in result.cases) else EXIT_OK
 
 
 def finish(result: RunResult, args: argparse.Namespace) -> int:
@@ -77,7 +68,7 @@ def finish(result: RunResult, args: argparse.Namespace) -> int:
         accepted = baseline.load_baseline(Path(args.baseline))
         result = baseline.apply_baseline(result, accepted)
     emit(result, args, accepted)
-    return exit_code(result, args.fail_on)
+    return exit_code(result, FailOn(args.fail_on))
 
 
 def emit(

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from replaygate.errors import EXIT_CONFIG, EXIT_OK
+from replaygate.errors import EXIT_CONFIG, EXIT_OK, where
 
 
 def add_parser(sub: Any) -> None:
@@ -43,7 +43,7 @@ def main(args: argparse.Namespace) -> int:
             for case in contract.golden_cases:
                 found = load_case_input(pack, contract, case)
                 if isinstance(found, str):
-                    problems.append(f"{contract.file}:{case.line}: case {case.id!r}: {found}")
+                    problems.append(f"{where(contract.file, case.line)}: case {case.id!r}: {found}")
     for problem in problems:
         print(terminal_safe(problem), file=sys.stderr)
     contracts = sum(len(p.contracts) for p in loaded.packs)

@@ -5,26 +5,19 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
+from replaygate.github.annotations import Level
 from replaygate.github.api import GitHubApi, GitHubApiError, clip_utf8
+from replaygate.results.verdict import Conclusion
 
 MAX_ANNOTATIONS = 50  # per request; later batches go by PATCH and are appended
 MAX_TITLE_CHARS = 255
 MAX_OUTPUT_BYTES = 65_535  # documented in characters; counted in bytes to be safe
-MAX_DETAIL_BYTES = 65_535  # "64 KB" per annotation message or raw_details
+MAX_DETAIL_BYTES = 65_535  # "64 KB" per annotation message
 OUTPUT_CUT = "\n\n… (cut to fit GitHub's size limit: the JUnit and JSON reports have it all)"
 DETAIL_CUT = "\n… (cut)"
-CONCLUSIONS = frozenset(
-    {"success", "failure", "neutral", "cancelled", "skipped", "timed_out", "action_required"}
-)
-
-
-class AnnotationLevel(StrEnum):
-    NOTICE = "notice"
-    WARNING = "warning"
-    FAILURE = "failure"
+CHECK_NAME = "replaygate"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +27,9 @@ class CheckAnnotation:
     path: str
     start_line: int
     end_line: int
-    level: AnnotationLevel
+    level: Level
     message: str
     title: str | None = None
-    raw_details: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The annotation object of the Checks API, cut to its documented limits."""
@@ -51,8 +43,6 @@ class CheckAnnotation:
         }
         if self.title is not None:
             data["title"] = clip_title(self.title)
-        if self.raw_details is not None:
-            data["raw_details"] = clip_utf8(self.raw_details, MAX_DETAIL_BYTES, DETAIL_CUT)
         return data
 
 
@@ -63,24 +53,20 @@ def clip_title(title: str) -> str:
 def create_check_run(
     api: GitHubApi,
     *,
-    name: str,
     head_sha: str,
-    conclusion: str,
+    conclusion: Conclusion,
     title: str,
     summary: str,
-    text: str | None,
     annotations: Sequence[CheckAnnotation],
 ) -> int:
     """Create a completed check run with every annotation; return its id."""
-    if conclusion not in CONCLUSIONS:
-        raise ValueError(f"conclusion {conclusion!r} is not one of {sorted(CONCLUSIONS)}")
-    output = _output(title, summary, text)
+    output = _output(title, summary)
     batches = _batches([annotation.to_json() for annotation in annotations])
     body = {
-        "name": name,
+        "name": CHECK_NAME,
         "head_sha": head_sha,
         "status": "completed",
-        "conclusion": conclusion,
+        "conclusion": conclusion.value,
         "external_id": f"replaygate-{uuid.uuid4().hex}",  # finds this run again after a 5xx
         "output": {**output, "annotations": batches[0]},
     }
@@ -92,15 +78,12 @@ def create_check_run(
     return run_id
 
 
-def _output(title: str, summary: str, text: str | None) -> dict[str, str]:
-    """Title and summary (and text): repeated on every PATCH, as the output object needs them."""
-    output = {
+def _output(title: str, summary: str) -> dict[str, str]:
+    """Title and summary: repeated on every PATCH, as the output object needs them."""
+    return {
         "title": clip_title(title),
         "summary": clip_utf8(summary, MAX_OUTPUT_BYTES, OUTPUT_CUT),
     }
-    if text is not None:
-        output["text"] = clip_utf8(text, MAX_OUTPUT_BYTES, OUTPUT_CUT)
-    return output
 
 
 def _batches(items: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

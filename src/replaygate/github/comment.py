@@ -9,13 +9,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from replaygate.github.api import GitHubApi, GitHubApiError, clip_utf8
+from replaygate.results.fingerprint import is_fingerprint
 
 MARKER = "<!-- replaygate:pr-comment -->"
-DEFAULT_AUTHOR = "github-actions[bot]"  # the workflow token's login; GET /user is refused to it
 MAX_BODY_BYTES = 65_535  # GitHub allows 65,536 characters; counted in bytes to be safe
 BODY_CUT = "\n\n… (cut to fit GitHub's size limit: the job's step summary has it all)"
 _FINGERPRINTS = re.compile(r"<!-- replaygate:fingerprints (\[[^\]\n]*\]) -->")
-_FINGERPRINT = re.compile(r"[0-9a-f]{12}")
 
 Outcome = Literal["created", "updated", "unchanged"]
 
@@ -68,7 +67,7 @@ def upsert_comment(
 def embed_fingerprints(fingerprints: Iterable[str]) -> str:
     """The hidden line that carries this run's failing fingerprints to the next run."""
     values = sorted(set(fingerprints))
-    bad = [value for value in values if not _FINGERPRINT.fullmatch(value)]
+    bad = [value for value in values if not is_fingerprint(value)]
     if bad:
         raise ValueError(f"not a fingerprint (12 lowercase hex digits): {bad[0]!r}")
     return f"<!-- replaygate:fingerprints {json.dumps(values)} -->"
@@ -84,7 +83,7 @@ def previous_fingerprints(body: str) -> set[str]:
     except ValueError:
         return set()
     items = values if isinstance(values, list) else []
-    return {item for item in items if isinstance(item, str) and _FINGERPRINT.fullmatch(item)}
+    return {item for item in items if is_fingerprint(item)}
 
 
 def _update(api: GitHubApi, comment: Comment, body: str) -> Literal["updated", "unchanged"]:

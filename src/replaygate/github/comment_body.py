@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Set
 from dataclasses import dataclass
 
+from replaygate.errors import where
 from replaygate.github.comment import MARKER, embed_fingerprints
 from replaygate.report.escape import markdown_cell
-from replaygate.report.grammar import totals_phrase, where
+from replaygate.report.grammar import totals_phrase
 from replaygate.results.model import CaseResult, RunResult, Status
 
 MAX_ROWS = 50  # per table; the step summary and the reports have the rest

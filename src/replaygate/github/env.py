@@ -9,25 +9,20 @@ import re
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from replaygate.errors import ReplayGateError
+from replaygate.results.shard import parse_shard
+from replaygate.results.verdict import FailOn
 
-DEFAULT_AUTHOR = "github-actions[bot]"
+DEFAULT_AUTHOR = "github-actions[bot]"  # the workflow token's login; GET /user is refused to it
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 _TRUE, _FALSE = ("true", "True", "TRUE"), ("false", "False", "FALSE")
 _SEPARATORS = re.compile(r"[\s,]+")
-_SHARD = re.compile(r"[1-9][0-9]*/[1-9][0-9]*")
 
 
 class InputError(ReplayGateError):
     """An action input the run cannot use; the message names the input."""
-
-
-class FailOn(StrEnum):
-    FAILURE = "failure"  # a failed (not known) or errored case fails the job
-    NEVER = "never"  # report only
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +83,10 @@ def get_fail_on(environ: Mapping[str, str]) -> FailOn:
 
 def get_shard(environ: Mapping[str, str]) -> str:
     value = get_input(environ, "shard")
-    index, _, count = value.partition("/")
-    if value and not (_SHARD.fullmatch(value) and int(index) <= int(count)):
-        raise InputError(f"input 'shard': expected K/N with 1 <= K <= N, got {value[:80]!r}")
-    return value
+    try:
+        return str(parse_shard(value)) if value else ""
+    except ReplayGateError as error:
+        raise InputError(f"input 'shard': {error}") from None
 
 
 def split_list(value: str) -> list[str]:

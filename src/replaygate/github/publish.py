@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, TextIO
 from replaygate.github import annotations as notes
 from replaygate.github import env, workflow
 from replaygate.github.comment_body import delta, failing_fingerprints, render_comment
-from replaygate.report.grammar import is_blocking, totals_phrase
+from replaygate.report.grammar import totals_phrase
 from replaygate.results.model import RunResult
+from replaygate.results.verdict import FailOn, conclusion
 
 if TYPE_CHECKING:
     from replaygate.github.api import GitHubApi, GitHubApiError
@@ -35,10 +36,9 @@ class PublishOptions:
     junit_path: str = ""  # reported as outputs
     json_path: str = ""
     baseline: frozenset[str] | None = None  # the comment's reference when given
-    fail_on: env.FailOn = env.FailOn.FAILURE
+    fail_on: FailOn = FailOn.FAILURE
     root: str = ""  # repository root the result paths are relative to; "" is the workspace
     comment_author: str = env.DEFAULT_AUTHOR
-    check_name: str = "replaygate"
 
 
 def publish_options(
@@ -54,7 +54,7 @@ def publish_options(
         junit_path=args.junit or "",
         json_path=args.json or "",
         baseline=baseline,
-        fail_on=env.FailOn(args.fail_on),
+        fail_on=FailOn(args.fail_on),
         root=args.root or "",
         comment_author=args.comment_author or env.DEFAULT_AUTHOR,
     )
@@ -83,26 +83,13 @@ def publish(
     return warnings
 
 
-def conclusion(result: RunResult, fail_on: env.FailOn) -> str:
-    """The check's conclusion: success, failure, or neutral when failures do not fail the job.
-
-    A pack that cannot be loaded is a failure whatever ``fail_on`` says: nothing in
-    it was checked (the exit code is 2 then, too).
-    """
-    if result.problems:
-        return "failure"
-    if not any(is_blocking(case) for case in result.cases):
-        return "success"
-    return "failure" if fail_on is env.FailOn.FAILURE else "neutral"
-
-
 def outputs(result: RunResult, options: PublishOptions) -> dict[str, str]:
     counts = dataclasses.asdict(result.totals)
     return {name: str(count) for name, count in counts.items()} | {
         "fingerprints": json.dumps(failing_fingerprints(result)),
         "junit_path": options.junit_path,
         "json_path": options.json_path,
-        "conclusion": conclusion(result, options.fail_on),
+        "conclusion": conclusion(result, options.fail_on).value,
     }
 
 
@@ -224,24 +211,21 @@ def _check_run(
 
     create_check_run(
         _api(environ),
-        name=options.check_name,
         head_sha=event.head_sha,
         conclusion=conclusion(result, options.fail_on),
         title=totals_phrase(result),
         summary=render_markdown(
             result, max_bytes=CHECK_SUMMARY_BYTES, files_note=files_note(options)
         ),
-        text=None,
         annotations=[_check_annotation(note) for note in found],
     )
 
 
 def _check_annotation(note: notes.Annotation) -> CheckAnnotation:
-    from replaygate.github.checks import AnnotationLevel, CheckAnnotation
+    from replaygate.github.checks import CheckAnnotation
 
     line = note.line or 1
-    level = AnnotationLevel(note.level.value)
-    return CheckAnnotation(note.file, line, line, level, note.message, note.title)
+    return CheckAnnotation(note.file, line, line, note.level, note.message, note.title)
 
 
 def _comment(

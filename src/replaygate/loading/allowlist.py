@@ -37,7 +37,7 @@ def load_allowlist(
         text = files.read_text(path, shown=shown, max_bytes=files.MAX_JSON_BYTES)
         model = validate(AllowlistModel, json_reader.parse_json(text, shown=shown), shown)
     except PackError as exc:
-        return Allowlist(problems=[Problem(e.file, e.line, e.message) for e in exc.each()])
+        return Allowlist(problems=exc.problems())
     found = Allowlist()
     for index, entry in enumerate(model.entries):
         line = json_reader.line_of_key(text, ("entries", index, "expiry_date"))

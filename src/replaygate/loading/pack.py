@@ -41,10 +41,6 @@ class Pack:
         return PackSummary(self.pack_id, self.name, self.shown, len(self.contracts))
 
 
-def _problems(exc: PackError) -> list[Problem]:
-    return [Problem(each.file, each.line, each.message) for each in exc.each()]
-
-
 def validate(model: type[BaseModel], data: Any, shown: str) -> Any:
     """``data`` as ``model``; every problem located, unknown keys first, in one PackError."""
     try:
@@ -94,7 +90,7 @@ def _contract_files(
                 line=line,
             )
         except PackError as exc:
-            problems.extend(_problems(exc))
+            problems.extend(exc.problems())
             continue
         if path in found:
             problems.append(Problem(shown, line, f"contract {name!r} is listed twice"))
@@ -200,7 +196,7 @@ def load_pack(
             model, raw, layout.contracts_dir, root.path, shown, problems
         )
     except PackError as exc:
-        return None, [*problems, *_problems(exc)], []
+        return None, [*problems, *exc.problems()], []
     if model.contracts is not None and selection.everything:
         problems += _unlisted(contract_files, layout.contracts_dir, pack_dir, raw, shown)
     chosen = [path for path in contract_files if selection.wants_contract(path)]
@@ -239,7 +235,7 @@ def _load_contracts(
         try:
             yield path, load_contract(path, pack_dir, root)
         except PackError as exc:
-            problems.extend(_problems(exc))
+            problems.extend(exc.problems())
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from typing import Any
 
+from replaygate.errors import where
 from replaygate.results.model import CaseResult, Failure, RunResult, Status
 
 NO_REASON = "no reason given"
@@ -13,11 +14,6 @@ _DEFAULT_MESSAGE = {
     Status.FAILED: "the case failed",
     Status.ERROR: "the case could not be evaluated",
 }
-
-
-def where(file: str, line: int | None) -> str:
-    """``file:line``, or ``file`` when no line applies."""
-    return f"{file}:{line}" if line else file
 
 
 def message_line(
@@ -104,13 +100,3 @@ def skip_reasons(result: RunResult) -> list[tuple[str, int]]:
         case.reason or NO_REASON for case in result.cases if case.status is Status.SKIPPED
     )
     return counts.most_common()
-
-
-def is_blocking(case: CaseResult) -> bool:
-    """A case that fails the run: an error, or a failure the baseline does not accept."""
-    return case.status is Status.ERROR or (case.status is Status.FAILED and not case.known)
-
-
-def run_fails(result: RunResult) -> bool:
-    """Whether the run fails the check: a blocking case or a problem."""
-    return bool(result.problems) or any(is_blocking(case) for case in result.cases)

@@ -7,8 +7,9 @@ from typing import Any
 
 import junit_xml
 
+from replaygate.errors import where
 from replaygate.report.escape import truncate, xml_safe
-from replaygate.report.grammar import case_line, failure_line, value_text, where
+from replaygate.report.grammar import case_line, failure_line, value_text
 from replaygate.results.model import CaseResult, Problem, RunResult, Status
 
 PROBLEMS_SUITE = "replaygate.problems"

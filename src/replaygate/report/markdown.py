@@ -6,16 +6,11 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from replaygate.errors import where
 from replaygate.report.escape import markdown_cell, markdown_code, markdown_text
-from replaygate.report.grammar import (
-    case_line,
-    is_blocking,
-    run_fails,
-    skip_reasons,
-    totals_phrase,
-    where,
-)
+from replaygate.report.grammar import case_line, skip_reasons, totals_phrase
 from replaygate.results.model import CaseResult, RunResult, Status
+from replaygate.results.verdict import is_blocking, run_fails
 
 _COUNTED = (Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED)
 _PASSING, _FAILING = "\u2705", "\u274c"  # the check mark and cross emoji

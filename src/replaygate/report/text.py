@@ -7,11 +7,11 @@ from replaygate.report.grammar import (
     case_line,
     case_message,
     message_line,
-    run_fails,
     skip_reasons,
     totals_phrase,
 )
 from replaygate.results.model import CaseResult, Problem, RunResult, Status
+from replaygate.results.verdict import run_fails
 
 _LINE_LIMIT = 2000  # characters of one case line before escaping
 _RED, _YELLOW, _GREEN, _RESET = "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[0m"

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from replaygate.errors import PackError
+from replaygate.results.fingerprint import is_fingerprint
 from replaygate.results.model import CaseResult, RunResult, Status
 
 VERSION = 1
-_FINGERPRINT = re.compile(r"[0-9a-f]{12}")
 _TOP_KEYS = frozenset({"version", "fingerprints", "comment"})
 _DESCRIPTIVE = ("pack", "contract", "case_id", "classification")  # written from the results
 _ENTRY_KEYS = frozenset({"fingerprint", *_DESCRIPTIVE, "justification", "comment"})
@@ -68,7 +67,7 @@ def _entry(shown: str, index: int, item: Any) -> Entry:
         raise PackError(shown, None, f"{where}: unknown key {unknown[0]!r}")
     if not all(isinstance(value, str) for value in item.values()):
         raise PackError(shown, None, f"{where}: every value must be a string")
-    if not _FINGERPRINT.fullmatch(item.get("fingerprint", "")):
+    if not is_fingerprint(item.get("fingerprint")):
         found = item.get("fingerprint")
         raise PackError(shown, None, f"{where}: 'fingerprint' must be 12 hex digits, got {found!r}")
     return dict(item)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import re
 
+DIGITS = 12  # hex digits kept of the SHA-256
+_FORMAT = re.compile(f"[0-9a-f]{{{DIGITS}}}")
 SEPARATOR = "\x1f"  # ASCII unit separator: cannot occur in YAML keys or case ids by accident
 
 
@@ -15,4 +18,9 @@ def fingerprint(
     No values, recording ids, times or line numbers go in (see docs/fingerprints.md).
     """
     text = SEPARATOR.join((pack_id, contract, case_id, classification, locator))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:DIGITS]
+
+
+def is_fingerprint(value: object) -> bool:
+    """Whether ``value`` has the form of a fingerprint: 12 lowercase hex digits."""
+    return isinstance(value, str) and _FORMAT.fullmatch(value) is not None

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from replaygate.errors import where
+
 
 class Status(StrEnum):
     PASSED = "passed"
@@ -94,8 +96,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.message}"
+        return f"{where(self.file, self.line)}: {self.message}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,9 @@ class Shard:
     index: int  # 1-based
     count: int
 
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
     def select(self, keys: Sequence[tuple[str, ...]]) -> frozenset[tuple[str, ...]]:
         """Deal the sorted case keys round-robin: shard sizes differ by at most one."""
         ordered = sorted(set(keys))
