@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
-from replaygate.assertions.operators import MODIFIERS, OPERATORS, CheckError
+from replaygate.assertions.operators import MODIFIERS, OPERATORS, CheckError, Sees
 from replaygate.assertions.values import MAX_REPR, short, strict_equal, suggestion
 
 
@@ -31,13 +30,12 @@ def test_registry_holds_the_documented_operators() -> None:
         "length_lte",
     ]
     assert all(name == op.name for name, op in OPERATORS.items())
-    assert {n for n, op in OPERATORS.items() if op.collection} == {
-        "exists",
+    assert {n for n, op in OPERATORS.items() if op.sees is Sees.COLLECTION} == {
         "contains",
         "length_gte",
         "length_lte",
     }
-    assert [n for n, op in OPERATORS.items() if op.presence] == ["exists"]
+    assert [n for n, op in OPERATORS.items() if op.sees is Sees.MATCHES] == ["exists"]
     assert {"path", "optional"} == MODIFIERS
     assert not MODIFIERS & OPERATORS.keys()
 
@@ -168,13 +166,11 @@ def test_equals_env() -> None:
         check("equals_env", "MISSING", "x", env)
 
 
-def test_catastrophic_regex_is_an_error_within_a_second() -> None:
+def test_catastrophic_regex_is_an_error_not_a_hang() -> None:
     op = OPERATORS["regex"]
     pattern = op.prepare("(a|a)+$")
-    started = time.perf_counter()
     with pytest.raises(CheckError, match=r"regex '\(a\|a\)\+\$' timed out on a 41-character"):
         op.check("a" * 40 + "!", pattern, {})
-    assert time.perf_counter() - started < 1.0
 
 
 def test_regex_is_compiled_once_at_prepare() -> None:
@@ -228,11 +224,9 @@ def test_prepare_refuses(name: str, value: Any, message: str) -> None:
     assert str(info.value).isprintable()  # one line, no raw control characters
 
 
-def test_huge_repetition_is_refused_fast() -> None:
-    started = time.perf_counter()
-    with pytest.raises(ValueError):
+def test_huge_repetition_is_refused_before_it_is_compiled() -> None:
+    with pytest.raises(ValueError, match="is too large: 1000000000 elements"):
         OPERATORS["regex"].prepare("(?:(?:x{1000}){1000}){1000}")
-    assert time.perf_counter() - started < 0.5
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -142,14 +141,12 @@ def test_merge_keys_are_refused() -> None:
     assert yaml_error(text) == "c.yaml:3: YAML merge keys (<<) are not supported"
 
 
-def test_billion_laughs_is_refused_in_milliseconds() -> None:
+def test_billion_laughs_is_refused_before_it_expands() -> None:
     lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for n in range(1, 10):
         prev, name = chr(ord("a") + n - 1), chr(ord("a") + n)
         lines.append(f"{name}: &{name} [{', '.join(['*' + prev] * 9)}]")
-    start = time.perf_counter()
     assert yaml_error("\n".join(lines)) == "c.yaml:2: YAML aliases (*name) are not supported"
-    assert time.perf_counter() - start < 0.05
 
 
 def nested_yaml(depth: int) -> str:
@@ -170,9 +167,7 @@ def test_nesting_beyond_the_limit_is_refused_with_its_line() -> None:
 @pytest.mark.parametrize("bomb", ["[" * 1_000_000 + "]" * 1_000_000, "- " * 1_000_000 + "x"])
 def test_depth_bombs_do_not_crash(bomb: str) -> None:
     # libyaml's own node composer recurses in C and segfaults on these
-    start = time.perf_counter()
     assert yaml_error(bomb) == "c.yaml:1: nesting is deeper than 64 levels"
-    assert time.perf_counter() - start < 1
 
 
 def test_a_second_document_is_refused() -> None:

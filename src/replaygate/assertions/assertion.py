@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from replaygate.assertions.jsonpath import CompiledPath, PathTooBroad, compile_path
-from replaygate.assertions.operators import MODIFIERS, OPERATORS, CheckError, Operator
+from replaygate.assertions.operators import MODIFIERS, OPERATORS, CheckError, Operator, Sees
 from replaygate.assertions.values import short, suggestion, yaml_reading
 from replaygate.errors import PackError
 
@@ -172,7 +172,7 @@ def evaluate_assertion(
     found: list[Mismatch] = []
     for check in assertion.checks:
         op = OPERATORS[check.operator]
-        if matches or op.presence or not assertion.optional:
+        if matches or not assertion.optional:  # exists never comes with optional
             mismatch = _evaluate_check(check, op, assertion.path.is_collection, matches, env)
             found.extend([mismatch] if mismatch else [])
     return found
@@ -181,7 +181,7 @@ def evaluate_assertion(
 def _evaluate_check(
     check: Check, op: Operator, is_collection: bool, matches: list[Any], env: Mapping[str, str]
 ) -> Mismatch | None:
-    if op.presence or (op.collection and is_collection):
+    if op.sees is Sees.MATCHES or (op.sees is Sees.COLLECTION and is_collection):
         mismatch = _run(check, op, matches, "value" if matches else "path_not_found", env)
         if mismatch and not is_collection:  # report the value, not a list of one
             return replace(mismatch, actual=matches[0] if matches else None)

@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from re import _parser as sre_parse  # type: ignore[attr-defined]  # no public regex parser
 from typing import Any
 
@@ -24,21 +25,26 @@ class CheckError(Exception):
     """A check that could not be decided (a regex ran too long, an unset variable)."""
 
 
+class Sees(StrEnum):
+    """What an operator's check is given."""
+
+    EACH = "each"  # every match in turn, all must hold; no match is path_not_found
+    COLLECTION = "collection"  # the list of matches on a collection path, else as EACH
+    MATCHES = "matches"  # the list of matches on any path, even an empty one (exists)
+
+
 @dataclass(frozen=True, slots=True)
 class Operator:
     """One operator: ``prepare`` validates the contract value, ``check`` explains a miss.
 
     ``check(actual, prepared, env)`` returns None when the value passes, else a message;
-    it raises CheckError when it cannot decide. On a collection path, an operator with
-    ``collection`` sees the list of matches, the others must hold for every match.
-    A ``presence`` operator (exists) sees the list of matches on any path, even an empty one.
+    it raises CheckError when it cannot decide.
     """
 
     name: str
-    collection: bool
+    sees: Sees
     prepare: Callable[[Any], Any]
     check: Callable[[Any, Any, Env], str | None]
-    presence: bool = False
 
 
 # --- prepare: validate a contract value (ValueError with a one-line message) -------------
@@ -234,22 +240,23 @@ def _length_lte(actual: Any, limit: int, env: Env) -> str | None:
 
 
 _ENV = "the name of an environment variable"
+_EACH, _LIST = Sees.EACH, Sees.COLLECTION
 _COUNT = "a non-negative integer"
 
 OPERATORS: dict[str, Operator] = {
     op.name: op
     for op in (
-        Operator("equals", False, _data("equals"), _equals),
-        Operator("exists", True, _require("exists", "true or false", _is_bool), _exists, True),
-        Operator("type", False, _type_name, _type),
-        Operator("contains", True, _data("contains"), _contains),
-        Operator("equals_env", False, _require("equals_env", _ENV, _is_env_name), _equals_env),
-        Operator("one_of", False, _options, _one_of),
-        Operator("regex", False, _pattern, _regex),
-        Operator("gte", False, _require("gte", "a number", _is_limit), _gte),
-        Operator("lte", False, _require("lte", "a number", _is_limit), _lte),
-        Operator("length_gte", True, _require("length_gte", _COUNT, _is_count), _length_gte),
-        Operator("length_lte", True, _require("length_lte", _COUNT, _is_count), _length_lte),
+        Operator("equals", _EACH, _data("equals"), _equals),
+        Operator("exists", Sees.MATCHES, _require("exists", "true or false", _is_bool), _exists),
+        Operator("type", _EACH, _type_name, _type),
+        Operator("contains", _LIST, _data("contains"), _contains),
+        Operator("equals_env", _EACH, _require("equals_env", _ENV, _is_env_name), _equals_env),
+        Operator("one_of", _EACH, _options, _one_of),
+        Operator("regex", _EACH, _pattern, _regex),
+        Operator("gte", _EACH, _require("gte", "a number", _is_limit), _gte),
+        Operator("lte", _EACH, _require("lte", "a number", _is_limit), _lte),
+        Operator("length_gte", _LIST, _require("length_gte", _COUNT, _is_count), _length_gte),
+        Operator("length_lte", _LIST, _require("length_lte", _COUNT, _is_count), _length_lte),
     )
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from datetime import UTC, datetime
@@ -82,9 +83,10 @@ def main(args: argparse.Namespace) -> int:
         chosen = shard.select(case_keys(loaded.packs))
         select = chosen.__contains__
     result = run_packs(loaded, dict(os.environ), select, jobs=args.jobs or _default_jobs())
+    meta = dict(result.meta)
     if shard is not None:
-        result.meta["shard"] = {"index": shard.index, "count": shard.count}
+        meta["shard"] = {"index": shard.index, "count": shard.count}
     roots = {str(pack.root) for pack in loaded.packs}
     if len(roots) == 1:  # the GitHub layer maps result paths from it to the workspace
-        result.meta["root"] = roots.pop()
-    return finish(result, args)
+        meta["root"] = roots.pop()
+    return finish(dataclasses.replace(result, meta=meta), args)

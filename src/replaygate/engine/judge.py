@@ -77,59 +77,47 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
 def _judge(
     ctx: CaseContext, failures: list[Failure], code: str | None, started: float
 ) -> CaseResult:
-    case = ctx.case
-    if not failures and not case.expect_ok:
-        failures = [
-            Failure(
-                Classification.UNEXPECTED_PASS,
-                "the recording satisfies the contract, but the case expects a failure"
-                + (f" ({case.expected_error})" if case.expected_error else ""),
-                "expect_ok",
-                ctx.contract.file,
-                case.expect_ok_line,
-            )
-        ]
-        return _result(ctx, Status.FAILED, started, failures=failures, observed_ok=True)
+    """The case's outcome from its failures: status and reason first, the result once."""
     observed_ok = not failures
+    if observed_ok and not ctx.case.expect_ok:
+        failures = [_unexpected_pass(ctx)]
     main = primary(failures) if failures else None
+    status, reason = _verdict(ctx, main, observed_ok, code)
+    return _result(
+        ctx, status, started, failures=failures, observed_ok=observed_ok, main=main, reason=reason
+    )
+
+
+def _unexpected_pass(ctx: CaseContext) -> Failure:
+    case = ctx.case
+    return Failure(
+        Classification.UNEXPECTED_PASS,
+        "the recording satisfies the contract, but the case expects a failure"
+        + (f" ({case.expected_error})" if case.expected_error else ""),
+        "expect_ok",
+        ctx.contract.file,
+        case.expect_ok_line,
+    )
+
+
+def _verdict(
+    ctx: CaseContext, main: Failure | None, observed_ok: bool, code: str | None
+) -> tuple[Status, str | None]:
+    """The status and its reason (None when the status says it all)."""
+    case = ctx.case
+    if observed_ok and not case.expect_ok:
+        return Status.FAILED, None  # an unexpected pass: no allowlist forgives it
     classification = main.classification if main else None
-    passed = observed_ok if case.expect_ok else case.expected_error in (None, classification)
-    if passed:
-        return _result(
-            ctx, Status.PASSED, started, failures=failures, observed_ok=observed_ok, main=main
-        )
+    if observed_ok if case.expect_ok else case.expected_error in (None, classification):
+        return Status.PASSED, None
     reason = None
     if not case.expect_ok:
         reason = f"expected '{case.expected_error}', observed '{classification}'"
     elif code is not None and code in ctx.contract.allowed_errors:
-        return _result(
-            ctx,
-            Status.SKIPPED,
-            started,
-            failures=failures,
-            observed_ok=False,
-            main=main,
-            reason=f"allowed error '{code}'",
-        )
+        return Status.SKIPPED, f"allowed error '{code}'"
     if ctx.allowlisted:
-        return _result(
-            ctx,
-            Status.SKIPPED,
-            started,
-            failures=failures,
-            observed_ok=observed_ok,
-            main=main,
-            reason=f"nr-allowlist: {ctx.allowlisted}",
-        )
-    return _result(
-        ctx,
-        Status.FAILED,
-        started,
-        failures=failures,
-        observed_ok=observed_ok,
-        main=main,
-        reason=reason,
-    )
+        return Status.SKIPPED, f"nr-allowlist: {ctx.allowlisted}"
+    return Status.FAILED, reason
 
 
 def _result(
@@ -142,8 +130,6 @@ def _result(
     main: Failure | None = None,
     reason: str | None = None,
 ) -> CaseResult:
-    if main is None and failures:
-        main = primary(failures)
     if main is not None:  # the primary failure first: reporters and annotations lead with it
         failures = [main, *(f for f in failures if f is not main)]
     classification = main.classification if main else None

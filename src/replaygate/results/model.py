@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -124,7 +125,7 @@ class RunResult:
     packs: tuple[PackSummary, ...] = ()
     duration_s: float = 0.0
     # {"shard": {"index": 1, "count": 3}}, "root": the repository root results are relative to
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=dict)  # read-only: replace() to change
     warnings: tuple[Problem, ...] = ()  # worth a look, never a failure
 
     @property
