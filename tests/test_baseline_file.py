@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from packbuilder import make_pack
+from replaygate.cli import main
 from replaygate.errors import PackError
 from replaygate.results.baseline import (
     apply_baseline,
@@ -80,7 +82,7 @@ def test_justifications_of_an_existing_file_are_kept(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "line", "message"),
     [
-        ("{\n  nope", 2, "not valid JSON: Expecting property name enclosed in double quotes"),
+        ("{\n  nope", 2, "invalid JSON: Expecting property name enclosed in double quotes"),
         ("[]", None, "expected an object with 'version' and 'fingerprints'"),
         ('{"version": 2, "fingerprints": []}', None, "'version' must be 1, got 2"),
         ('{"version": 1}', None, "'fingerprints' must be a list of objects"),
@@ -105,7 +107,8 @@ def test_justifications_of_an_existing_file_are_kept(tmp_path: Path) -> None:
             None,
             "fingerprints[0]: every value must be a string",
         ),
-        ('{"version": NaN, "fingerprints": []}', 1, "not valid JSON: NaN is not JSON"),
+        ('{"version": NaN, "fingerprints": []}', 1, "NaN is not valid JSON"),
+        ('{"version": 1,\n"version": 1, "fingerprints": []}', 2, "duplicate key 'version'"),
     ],
 )
 def test_bad_files_are_one_line_errors(
@@ -121,5 +124,21 @@ def test_bad_files_are_one_line_errors(
 
 
 def test_a_missing_file_is_an_error_naming_it(tmp_path: Path) -> None:
-    with pytest.raises(PackError, match="cannot read the baseline: No such file or directory"):
+    with pytest.raises(PackError, match=r"absent\.json: file not found"):
         load_baseline(tmp_path / "absent.json")
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/proc/self/status"])
+def test_a_baseline_that_is_a_device_or_system_file_is_refused_by_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    make_pack(tmp_path)
+    link = tmp_path / "baseline.json"
+    link.symlink_to(target)
+    assert (
+        main(["run", "--root", str(tmp_path), str(tmp_path / "packs"), "--baseline", str(link)])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith(f"replaygate: {link}: ")
+    assert "internal error" not in err

@@ -83,9 +83,7 @@ def test_merge_command_reports_an_unreadable_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["merge", str(tmp_path / "absent.json")]) == 2
-    assert (
-        "absent.json: cannot read the results: No such file or directory" in capsys.readouterr().err
-    )
+    assert "absent.json: file not found" in capsys.readouterr().err
 
 
 def test_baseline_command_accepts_the_failures_and_run_then_passes(tmp_path: Path) -> None:
@@ -128,3 +126,13 @@ def test_shards_warnings_are_merged_once_each() -> None:
     one = dataclasses.replace(shard(result(case("a")), 1, 2), warnings=(old,))
     two = dataclasses.replace(shard(result(case("b")), 2, 2), warnings=(old, expired))
     assert merge_results([("1.json", one), ("2.json", two)]).warnings == (old, expired)
+
+
+def test_merge_refuses_a_device_as_results_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    link = tmp_path / "shard.json"
+    link.symlink_to("/dev/zero")
+    assert main(["merge", str(link)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"replaygate: {link}: ") and err.count("\n") == 1

@@ -17,8 +17,9 @@ class _JsonProblem(ValueError):
     """NaN, Infinity, an out-of-range number or a duplicate key: located by _locate_json_problem."""
 
 
-def _refuse_constant(name: str) -> NoReturn:
-    raise _JsonProblem(name)
+def refuse_constant(name: str) -> NoReturn:
+    """The one refusal of NaN, Infinity and -Infinity, which Python's json would read."""
+    raise _JsonProblem(f"{name} is not valid JSON")
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -37,7 +38,7 @@ def finite_float(text: str) -> float:
 
 
 _JSON = json.JSONDecoder(
-    parse_constant=_refuse_constant, parse_float=finite_float, object_pairs_hook=_unique_pairs
+    parse_constant=refuse_constant, parse_float=finite_float, object_pairs_hook=_unique_pairs
 )
 _JSON_TOKEN = re.compile(
     r"""(?P<string>"[^"\\]*(?:\\.[^"\\]*)*")(?P<colon>\s*:)?

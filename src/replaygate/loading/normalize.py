@@ -9,7 +9,7 @@ from typing import Any
 
 from replaygate.assertions.values import EmbeddedJson
 from replaygate.loading.files import MAX_DEPTH
-from replaygate.loading.json_reader import finite_float, too_deep
+from replaygate.loading.json_reader import finite_float, refuse_constant, too_deep
 
 
 class FixtureShapeError(ValueError):
@@ -54,12 +54,8 @@ def _arguments(raw: Any) -> tuple[Any, str | None]:
     return EmbeddedJson(parsed, raw), None
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
 # One decoder for all arguments: json.loads(..., parse_constant=...) builds a new one per call.
-_ARGUMENTS = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=finite_float)
+_ARGUMENTS = json.JSONDecoder(parse_constant=refuse_constant, parse_float=finite_float)
 
 
 def _tool_call(flat: Mapping[str, Any], index: int) -> ToolCall:

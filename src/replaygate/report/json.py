@@ -5,20 +5,22 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from replaygate import __version__
 from replaygate.errors import PackError
-from replaygate.report import json_shape as shape
+from replaygate.loading.files import read_text
+from replaygate.loading.json_reader import parse_json
+from replaygate.report.results_format import kind, schema_problem
 from replaygate.results.model import CaseResult, Failure, PackSummary, Problem, RunResult, Status
 
 SCHEMA_VERSION = "1.0"
 DEFAULT_PROVIDER = "recorded"
 _MAX_DEPTH = 100
+MAX_RESULTS_BYTES = 128 * 1024 * 1024  # a shard of about 100,000 failing cases
 _ENCODER = json.JSONEncoder(ensure_ascii=True, allow_nan=False)  # one, not one a call
-_T = TypeVar("_T")
 
 
 def render_json(result: RunResult) -> str:
@@ -131,57 +133,55 @@ def _failure(failure: Failure) -> dict[str, Any]:
 
 def load_results(text: str, *, shown: str) -> RunResult:
     """Rebuild a RunResult from a results file; ``shown`` names the file in a PackError."""
-    try:
-        return _result(json.loads(text, parse_constant=_reject_constant))
-    except json.JSONDecodeError as error:
-        message = f"invalid JSON: {error.msg} (column {error.colno})"
-        raise PackError(shown, error.lineno, message) from None
-    except RecursionError:
-        raise PackError(shown, None, "invalid JSON: nested too deeply") from None
-    except shape.Invalid as error:
-        raise PackError(shown, None, f"not a replaygate results file: {error}") from None
-
-
-def read_results(path: str) -> RunResult:
-    """A results file, or a PackError naming it."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise PackError(path, None, f"cannot read the results: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise PackError(path, None, "the results file is not UTF-8 text") from None
-    return load_results(text, shown=path)
-
-
-def _reject_constant(name: str) -> Any:
-    raise shape.Invalid(f"{name} is not a JSON number")
-
-
-def _result(value: Any) -> RunResult:
-    version = value.get("schema_version") if isinstance(value, dict) else None
-    if version != SCHEMA_VERSION:  # checked first: another version has other keys
-        found = shape.kind(version)
-        raise shape.Invalid(f"$.schema_version: expected {SCHEMA_VERSION!r}, got {found}")
-    document = shape.check_object(value, shape.TOP, "$", optional=shape.TOP_OPTIONAL)
-    shape.check_object(document["tool"], shape.TOOL, "$.tool")
-    document.setdefault("warnings", [])  # files written before warnings existed have none
-    result = RunResult(
-        cases=_items(document, "cases", _case_result),
-        problems=_items(document, "problems", _problem_result),
-        packs=_items(document, "packs", _pack_summary),
-        warnings=_items(document, "warnings", _problem_result),
-        duration_s=float(document["duration_s"]),
-        meta=_meta(document),
-    )
-    if _totals(result) != shape.check_object(document["totals"], shape.TOTALS, "$.totals"):
-        raise shape.Invalid("$.totals: the totals do not match the cases")
+    document = parse_json(text, shown=shown)
+    problem = _version_problem(document) or schema_problem(document)
+    result = _result(document) if problem is None else None
+    problem = problem or _cross_field_problem(document, result)
+    if problem is not None or result is None:
+        raise PackError(shown, None, f"not a replaygate results file: {problem}")
     return result
 
 
-def _items(
-    parent: dict[str, Any], key: str, build: Callable[[Any, str], _T], where: str = "$"
-) -> tuple[_T, ...]:
-    return tuple(build(item, f"{where}.{key}[{index}]") for index, item in enumerate(parent[key]))
+def read_results(path: str) -> RunResult:
+    """A results file, read through the hardened reader, or a PackError naming it."""
+    text = read_text(Path(path), shown=path, max_bytes=MAX_RESULTS_BYTES)
+    return load_results(text, shown=path)
+
+
+def _version_problem(document: Any) -> str | None:
+    """Checked first: a file of another version has other keys, and would be told so."""
+    version = document.get("schema_version") if isinstance(document, dict) else None
+    if version == SCHEMA_VERSION:
+        return None
+    return f"$.schema_version: expected {SCHEMA_VERSION!r}, got {kind(version)}"
+
+
+def _cross_field_problem(document: dict[str, Any], result: RunResult | None) -> str | None:
+    """The rules the schema cannot say: how fields of one document agree."""
+    for index, case in enumerate(document["cases"]):
+        if case["passed"] != (case["status"] == Status.PASSED):
+            return f"$.cases[{index}].passed: {kind(case['passed'])} contradicts the status"
+        if case["known"] and case["status"] != Status.FAILED:
+            return f"$.cases[{index}].known: only a failed case can be known"
+    shard = document.get("shard")
+    if shard is not None and shard["index"] > shard["count"]:
+        return "$.shard: index must be between 1 and count"
+    if result is not None and _totals(result) != document["totals"]:
+        return "$.totals: the totals do not match the cases"
+    return None
+
+
+def _result(document: dict[str, Any]) -> RunResult:
+    """The RunResult of a document that passed the schema."""
+    return RunResult(
+        cases=tuple(_case_result(case) for case in document["cases"]),
+        problems=tuple(Problem(**problem) for problem in document["problems"]),
+        packs=tuple(PackSummary(**pack) for pack in document["packs"]),
+        # files written before warnings existed have none
+        warnings=tuple(Problem(**warning) for warning in document.get("warnings", [])),
+        duration_s=float(document["duration_s"]),
+        meta=_meta(document),
+    )
 
 
 def _meta(document: dict[str, Any]) -> dict[str, Any]:
@@ -189,33 +189,13 @@ def _meta(document: dict[str, Any]) -> dict[str, Any]:
     if document["provider"] != DEFAULT_PROVIDER:
         meta["provider"] = document["provider"]
     if "shard" in document:
-        shard = shape.check_object(document["shard"], shape.SHARD, "$.shard")
-        if not 1 <= shard["index"] <= shard["count"]:
-            raise shape.Invalid("$.shard: index must be between 1 and count")
-        meta["shard"] = {"index": shard["index"], "count": shard["count"]}
+        meta["shard"] = dict(document["shard"])
     return meta
 
 
-def _pack_summary(value: Any, where: str) -> PackSummary:
-    return PackSummary(**shape.check_object(value, shape.PACK, where))
-
-
-def _problem_result(value: Any, where: str) -> Problem:
-    return Problem(**shape.check_object(value, shape.PROBLEM, where))
-
-
-def _case_result(value: Any, where: str) -> CaseResult:
-    case = shape.check_object(value, shape.CASE, where)
-    if case["passed"] != (case["status"] == Status.PASSED):
-        raise shape.Invalid(f"{where}.passed: {json.dumps(case['passed'])} contradicts the status")
-    if case["known"] and case["status"] != Status.FAILED:
-        raise shape.Invalid(f"{where}.known: only a failed case can be known")
+def _case_result(case: dict[str, Any]) -> CaseResult:
     fields = {key: item for key, item in case.items() if key != "passed"}
     fields["status"] = Status(case["status"])
     fields["duration_s"] = float(case["duration_s"])
-    fields["failures"] = _items(case, "failures", _failure_result, where)
+    fields["failures"] = tuple(Failure(**failure) for failure in case["failures"])
     return CaseResult(**fields)
-
-
-def _failure_result(value: Any, where: str) -> Failure:
-    return Failure(**shape.check_object(value, shape.FAILURE, where))

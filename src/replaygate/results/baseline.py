@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.errors import PackError
+from replaygate.loading.json_reader import load_json
 from replaygate.results.fingerprint import is_fingerprint
 from replaygate.results.model import CaseResult, RunResult, Status
 
@@ -27,19 +28,7 @@ def load_baseline(path: Path) -> frozenset[str]:
 def load_entries(path: Path) -> dict[str, Entry]:
     """The entries of a baseline file by fingerprint (later duplicates win)."""
     shown = str(path)
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
-    except OSError as error:
-        raise PackError(shown, None, f"cannot read the baseline: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise PackError(shown, None, "the baseline is not UTF-8 text") from None
-    except json.JSONDecodeError as error:
-        raise PackError(shown, error.lineno, f"not valid JSON: {error.msg}") from None
-    return _entries(shown, document)
-
-
-def _no_constant(name: str) -> Any:
-    raise json.JSONDecodeError(f"{name} is not JSON", name, 0)
+    return _entries(shown, load_json(path, shown=shown))
 
 
 def _entries(shown: str, document: Any) -> dict[str, Entry]:
