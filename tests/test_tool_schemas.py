@@ -110,14 +110,16 @@ def test_a_remote_reference_is_never_fetched() -> None:
 def _reference_verdict(schema: Any) -> str | None:
     """What jsonschema's own check_schema says of a schema: None when it is valid.
 
-    It sees the schema with sorted keys, as the cache does: which violation jsonschema
-    reports first depends on key order.
+    Its "regex" format is our regex dialect's (the regex module, not ``re``). It sees the
+    schema with sorted keys, as the cache does: which violation jsonschema reports first
+    depends on key order.
     """
     from jsonschema import exceptions, validators
 
     schema = json.loads(json.dumps(schema, sort_keys=True))
+    formats = tool_schemas._schema_formats()
     try:
-        validators.validator_for(schema).check_schema(schema)
+        validators.validator_for(schema).check_schema(schema, format_checker=formats)
     except exceptions.SchemaError as exc:
         return f"invalid JSON Schema: {exc.message}"
     return None
@@ -171,7 +173,7 @@ def test_a_schema_gets_jsonschemas_verdict_and_message(schema: dict[str, Any]) -
         {"type": "strnig"},
         {"minimum": "0"},
         {"pattern": "[[x"},
-        {"pattern": "\\p{L}"},  # ECMA takes it, Python's re does not
+        {"pattern": "\\p{L}"},  # ECMA and our dialect take it, Python's re does not
         {"properties": {"a": {"pattern": "(?<n>x)"}}},
         {"patternProperties": {"(": {}}},
         {"required": "a"},
@@ -197,3 +199,28 @@ def test_a_schema_that_recurses_without_end_is_invalid(schema: dict[str, Any]) -
     """However the recursion surfaces (Python's limit, or a panic in a Rust extension)."""
     with pytest.raises(InvalidToolSchema, match="recurse without end"):
         list(violations(schema, {"a": "x@y.z", "b": {}}))
+
+
+def test_pattern_is_decided_and_explained_in_the_regex_operators_dialect() -> None:
+    # \d is any Unicode digit in the regex module, only 0-9 in ECMA-262: "٣" is a digit here
+    schema = {"properties": {"s": {"type": "string", "pattern": "^[^\\d]+$"}}}
+    (found,) = violations(schema, {"s": "\u0663"})
+    assert (found.keyword, found.path) == ("pattern", "$.s")
+    assert list(violations(schema, {"s": "abc"})) == []
+
+
+def test_pattern_takes_the_operators_extensions() -> None:
+    schema = {"properties": {"s": {"pattern": "^[[:alpha:]]+$"}}}
+    assert list(violations(schema, {"s": "abc"})) == []
+    assert [v.keyword for v in violations(schema, {"s": "ab1"})] == ["pattern"]
+
+
+def test_a_pattern_re_refuses_is_a_valid_schema_in_our_dialect() -> None:
+    schema = {"properties": {"s": {"type": "string", "pattern": "^\\p{L}+$"}}}
+    assert list(violations(schema, {"s": "\u00e9t\u00e9"})) == []
+    assert [v.keyword for v in violations(schema, {"s": "x1"})] == ["pattern"]
+
+
+def test_a_pattern_our_dialect_refuses_makes_the_schema_invalid() -> None:
+    with pytest.raises(InvalidToolSchema, match="invalid JSON Schema"):
+        list(violations({"properties": {"s": {"pattern": "x("}}}, {"s": "x"}))

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -43,6 +42,20 @@ def _search(pattern: str, text: str) -> bool:
         raise InvalidToolSchema(f"pattern {pattern[:80]!r} timed out") from None
 
 
+def _is_pattern(instance: object) -> bool:
+    """The meta-schema's "regex" format, in our dialect (jsonschema's own asks ``re``)."""
+    return not isinstance(instance, str) or _compiled(instance) is not None
+
+
+@cache
+def _schema_formats() -> Any:
+    from jsonschema import FormatChecker
+
+    formats = FormatChecker()
+    formats.checks("regex", raises=InvalidToolSchema)(_is_pattern)
+    return formats
+
+
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
     from jsonschema.exceptions import ValidationError
 
@@ -74,8 +87,10 @@ class _Validators:
 
     jsonschema-rs meta-validates a schema as it compiles it (in microseconds), so jsonschema's
     own ``check_schema`` (about a millisecond) runs only where jsonschema-rs refuses the schema
-    or a pattern is one Python's ``re`` does not take: there the two could disagree, and
-    jsonschema's verdict and message are the ones the case reports.
+    or a pattern is one our regex dialect does not take: there the two could disagree, and
+    jsonschema's verdict and message are the ones the case reports. A schema with a pattern
+    is decided by jsonschema alone: jsonschema-rs would run the pattern as ECMA-262 (``\\d`` is
+    0-9 there, any Unicode digit in ours), and one engine decides and explains a pattern.
     """
 
     __slots__ = ("_full", "_schema", "fast")
@@ -114,7 +129,7 @@ def _check_schema(schema: Any) -> None:
     from jsonschema import exceptions
 
     try:
-        _draft_class(schema).check_schema(schema)
+        _draft_class(schema).check_schema(schema, format_checker=_schema_formats())
     except exceptions.SchemaError as exc:
         raise InvalidToolSchema(f"invalid JSON Schema: {exc.message}") from None
 
@@ -133,11 +148,12 @@ def _patterns(node: Any) -> Iterator[str]:
             yield from _patterns(item)
 
 
-def _python_takes(patterns: Iterator[str]) -> bool:
+def _dialect_takes(patterns: Iterable[str]) -> bool:
+    """Whether the regex operator's dialect takes every pattern (its size limit included)."""
     try:
         for pattern in patterns:
-            re.compile(pattern)
-    except (re.error, RecursionError, OverflowError):
+            _compiled(pattern)
+    except InvalidToolSchema:
         return False
     return True
 
@@ -145,14 +161,15 @@ def _python_takes(patterns: Iterator[str]) -> bool:
 @lru_cache(maxsize=4096)  # about one schema per contract in real packs
 def _validators(schema_text: str) -> _Validators:
     schema = json.loads(schema_text)
+    patterns = list(_patterns(schema))
     try:  # offline: a fixture's "$ref" must never make us fetch a URL or read a file
         fast = jsonschema_rs.validator_for(schema, validate_formats=False, offline=True)
     except ValueError:  # refused: jsonschema's check decides; a construct it takes is its to run
         _check_schema(schema)
         return _Validators(schema, None)
-    if not _python_takes(_patterns(schema)):
+    if not _dialect_takes(patterns):
         _check_schema(schema)
-    return _Validators(schema, fast)
+    return _Validators(schema, None if patterns else fast)
 
 
 def _refuse_retrieval(uri: str) -> Any:
