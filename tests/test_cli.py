@@ -224,3 +224,22 @@ def test_ctrl_c_exits_130_with_one_line(
     monkeypatch.setattr("replaygate.commands.validate.main", _interrupted)
     assert main(["validate"]) == 130
     assert capsys.readouterr().err == "replaygate: cancelled\n"
+
+
+def test_summary_file_is_the_markdown_report(tmp_path: Path) -> None:
+    bad = fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])
+    make_pack(tmp_path, fixtures={"ok.json": bad})
+    done = run(["run", "--summary", "summary.md"], tmp_path)
+    assert done.returncode == 1, done.stderr
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("## \u274c replaygate: 0 passed, 1 failed, 0 errors, 0 skipped")
+    assert "packs/p/contracts/c.yaml:6:" in summary
+
+
+@pytest.mark.parametrize("shard", ["2-4", "x/4", "1/", "/4", "1/2/3", "0/0", ""])
+def test_a_malformed_shard_is_one_line_naming_it(tmp_path: Path, shard: str) -> None:
+    make_pack(tmp_path)
+    done = run(["run", "--shard", shard], tmp_path)
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("replaygate: shard ") and repr(shard) in line

@@ -97,6 +97,15 @@ def test_registry_holds_the_documented_operators() -> None:
         ("contains", {"a": 1}, [{"a": 1}], None),
         ("contains", {"a": 1}, {"a": 1.0, "b": 2}, None),
         ("contains", {"a": 1}, {"a": True}, "{'a': True} does not contain {'a': 1}"),
+        # an object needle needs every one of its keys, not just one
+        ("contains", {"a": 1, "b": 2}, {"a": 1, "b": 2, "c": 3}, None),
+        (
+            "contains",
+            {"a": 1, "b": 3},
+            {"a": 1, "b": 2},
+            "{'a': 1, 'b': 2} does not contain {'a': 1, 'b': 3}",
+        ),
+        ("contains", {"a": 1, "z": 1}, {"a": 1}, "{'a': 1} does not contain {'a': 1, 'z': 1}"),
         ("contains", {"c": 1}, {"a": 1}, "{'a': 1} does not contain {'c': 1}"),
         ("contains", "a", {"a": 1}, "{'a': 1} does not contain 'a'"),
         ("contains", "x", 5, "5 is not a string, array or object"),

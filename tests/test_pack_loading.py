@@ -496,3 +496,64 @@ def test_a_failure_says_how_yaml_read_the_value_when_quoting_it_would_pass(
     tmp_path: Path, operator: str, actual: str, message: str
 ) -> None:
     assert failure_message(tmp_path, operator, actual) == message
+
+
+# --- rules a hand mutation of the code once survived ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("now", "expired"),
+    [
+        (datetime(2026, 6, 1, tzinfo=UTC), True),  # at its very instant, the entry has expired
+        (datetime(2026, 5, 31, 23, 59, 59, 999999, tzinfo=UTC), False),
+    ],
+)
+def test_allowlist_expiry_is_exact_to_the_instant(
+    tmp_path: Path, now: datetime, expired: bool
+) -> None:
+    _allowlist(make_pack(tmp_path), "2026-06-01T00:00:00Z")
+    loaded = load_packs(["packs"], cwd=tmp_path, root=None, now=now)
+    warnings = [str(w) for w in loaded.warnings]
+    assert loaded.problems == ()
+    assert len(warnings) == expired
+    assert all("expired on 2026-06-01T00:00:00Z: it no longer applies" in w for w in warnings)
+
+
+def test_a_non_iso_expiry_is_a_problem_naming_the_entry(tmp_path: Path) -> None:
+    _allowlist(make_pack(tmp_path), "June 1st, 2026")
+    assert load(tmp_path)[1] == [
+        "packs/p/nr-allowlist.json:1: entry 0 (contracts/c.yaml, owner team-ml): "
+        "expiry_date 'June 1st, 2026' is not an ISO 8601 date"
+    ]
+
+
+def test_a_duplicate_golden_case_id_is_located_on_the_second(tmp_path: Path) -> None:
+    contract = CONTRACT + "  - id: ok\n    input_ref: ok.json\n    expect_ok: true\n"
+    assert problems_for(tmp_path, contract) == [
+        "packs/p/contracts/c.yaml:11: duplicate golden case id 'ok' (first at line 8)"
+    ]
+
+
+def test_multi_tool_call_without_expected_calls_is_refused(tmp_path: Path) -> None:
+    contract = "tool: multi_tool_call\n" + "golden_cases:" + CONTRACT.split("golden_cases:")[1]
+    (problem,) = problems_for(tmp_path, contract)
+    assert problem.startswith("packs/p/contracts/c.yaml:1: ")
+    assert problem.endswith("tool: multi_tool_call needs expect_tools or expected_tool_calls")
+
+
+@pytest.mark.parametrize("given", ["packs/p", "packs/p/pack.yaml"])
+def test_a_pack_directory_or_its_pack_yaml_given_directly(tmp_path: Path, given: str) -> None:
+    make_pack(tmp_path, "p")
+    make_pack(tmp_path, "other")
+    loaded = load_packs([given], cwd=tmp_path, root=None, now=NOW)
+    assert ([p.pack_id for p in loaded.packs], loaded.problems) == (["p"], ())
+
+
+def test_a_paths_entry_that_is_not_a_directory(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path, pack_yaml="pack_id: p\npaths:\n  contracts_dir: packs/p/pack.yaml\n")
+    assert pack.is_dir()
+    assert load(tmp_path)[1] == [
+        "packs/p/pack.yaml:3: paths.contracts_dir 'packs/p/pack.yaml' is not a directory: "
+        f"paths resolve against the repository root {tmp_path.resolve()} (the nearest folder "
+        "above the pack holding .git; --root sets it)"
+    ]

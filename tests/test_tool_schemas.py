@@ -224,3 +224,21 @@ def test_a_pattern_re_refuses_is_a_valid_schema_in_our_dialect() -> None:
 def test_a_pattern_our_dialect_refuses_makes_the_schema_invalid() -> None:
     with pytest.raises(InvalidToolSchema, match="invalid JSON Schema"):
         list(violations({"properties": {"s": {"pattern": "x("}}}, {"s": "x"}))
+
+
+def test_a_recursive_schema_of_a_tree_is_valid() -> None:
+    tree = {"type": "object", "required": ["v"], "properties": {"kids": {"items": {"$ref": "#"}}}}
+    assert list(violations(tree, {"v": 1, "kids": [{"v": 2, "kids": []}]})) == []
+    (found,) = violations(tree, {"v": 1, "kids": [{"kids": []}]})
+    assert (found.keyword, found.path) == ("required", "$.kids[0]")
+
+
+def test_a_cycle_taken_for_one_value_is_an_error_not_a_crash() -> None:
+    # a loop for some argument values only: the case of those values errors, the run goes on
+    schema = {
+        "if": {"required": ["loop"]},
+        "then": {"$ref": "#"},
+        "properties": {"v": {"type": "integer"}},
+    }
+    with pytest.raises(InvalidToolSchema, match="references recurse without end"):
+        list(violations(schema, {"loop": 1, "v": "x"}))

@@ -196,3 +196,11 @@ def test_warnings_have_their_own_section_and_count(
     assert "### Warnings (1)" in report
     assert "- ` packs/p/nr-allowlist.json:8 ` entry 0 expired &lt;b&gt;" in report
     assert report.startswith("## \u2705 replaygate: 1 passed, 0 failed, 0 errors, 0 skipped, ")
+
+
+def test_the_budget_is_exact_to_the_byte(make_many: Callable[[int], RunResult]) -> None:
+    result = make_many(40)
+    whole = render_markdown(result)
+    size = len(whole.encode("utf-8"))
+    assert render_markdown(result, max_bytes=size, files_note="x.json") == whole
+    check_cut(render_markdown(result, max_bytes=size - 1, files_note="x.json"), size - 1, 40)

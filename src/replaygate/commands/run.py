@@ -69,7 +69,7 @@ def main(args: argparse.Namespace) -> int:
     from replaygate.report.escape import terminal_safe
     from replaygate.results.shard import parse_shard
 
-    shard = parse_shard(args.shard) if args.shard else None
+    shard = parse_shard(args.shard) if args.shard is not None else None
     root = Path(args.root).resolve() if args.root else None
     cwd = Path.cwd()
     named = command_targets(args.paths, args.pack, cwd)

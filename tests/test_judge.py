@@ -1,0 +1,74 @@
+"""One golden case judged, through the loaded pack: outcomes a hand mutation once survived."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from packbuilder import CONTRACT, fixture, make_pack
+from replaygate.engine.runner import run_packs
+from replaygate.loading.pack import load_packs
+from replaygate.results.model import CaseResult, Status
+
+NOW = datetime(2026, 11, 26, tzinfo=UTC)
+
+
+def run(root: Path) -> dict[str, CaseResult]:
+    loaded = load_packs(["packs"], cwd=root, root=None, now=NOW)
+    assert loaded.problems == ()
+    return {c.contract.removeprefix("contracts/"): c for c in run_packs(loaded, {}).cases}
+
+
+def _invariant(assertion: str, ref: str = "ok.json", kind: str = "output") -> str:
+    cases = f"golden_cases:\n  - id: case\n    input_ref: {ref}\n    expect_ok: true\n"
+    return f"tool: get_weather\nassertions:\n  {kind}_invariants:\n    - {assertion}\n" + cases
+
+
+def _bad_schema() -> dict[str, Any]:
+    body = fixture()
+    body["request"]["tools"][0]["parameters"] = {"type": "objekt"}
+    return body
+
+
+def test_a_case_that_cannot_be_decided_is_one_errored_case(tmp_path: Path) -> None:
+    contracts = {
+        "regex.yaml": _invariant("{path: $.content, regex: '(a|a)+$'}"),
+        "env.yaml": _invariant("{path: $.content, equals_env: REPLAYGATE_UNSET_VARIABLE}"),
+        "broad.yaml": _invariant("{path: '$.messages[*].role', type: string}", kind="input"),
+        "schema.yaml": _invariant("{path: $.success, equals: true}", "bad_schema.json"),
+        "fine.yaml": _invariant("{path: $.success, equals: true}"),
+    }
+    body = fixture(content="a" * 40 + "!")
+    body["request"]["messages"] = [{"role": "user", "content": "weather?"}] * 10_001
+    fixtures = {
+        "ok.json": body,
+        "bad_schema.json": _bad_schema(),
+    }
+    make_pack(tmp_path, contracts=contracts, fixtures=fixtures)
+    found = {name: (case.status, case.reason or "") for name, case in run(tmp_path).items()}
+    assert found.pop("fine.yaml") == (Status.PASSED, "")  # the run went on
+    assert {status for status, _ in found.values()} == {Status.ERROR}
+    assert found["regex.yaml"][1] == (
+        "assertions.output_invariants[0]:regex: regex '(a|a)+$' timed out on a 41-character string"
+    )
+    assert found["env.yaml"][1].endswith(
+        "environment variable REPLAYGATE_UNSET_VARIABLE is not set"
+    )
+    assert found["broad.yaml"][1].endswith(":type: path matched 10001 values, more than 10000")
+    assert "invalid JSON Schema" in found["schema.yaml"][1]
+
+
+def test_wrong_tool_is_primary_over_schema_violation_when_both_apply(tmp_path: Path) -> None:
+    contract = CONTRACT.replace(
+        "tool: get_weather\n", "tool: get_weather\ntool_call_match_mode: strict\n"
+    )
+    calls = [
+        {"name": "get_weather", "arguments": {"city": "Paris"}},  # breaks the invariant
+        {"name": "send_email", "arguments": {}},  # a tool the contract does not expect
+    ]
+    make_pack(tmp_path, contract=contract, fixtures={"ok.json": fixture(calls)})
+    case = run(tmp_path)["c.yaml"]
+    assert sorted(f.classification for f in case.failures) == ["schema_violation", "wrong_tool"]
+    assert (case.status, case.classification) == (Status.FAILED, "wrong_tool")
+    assert case.failures[0].classification == "wrong_tool"  # the primary failure leads
