@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from replaygate.report.results_format import schema
@@ -36,10 +38,20 @@ def test_separator_prevents_ambiguous_joins() -> None:
     assert fingerprint("ab", "c", "d", "e", "f") != fingerprint("a", "bc", "d", "e", "f")
 
 
-def test_doc_example_runs() -> None:
+def test_doc_example_runs_and_prints_what_replaygate_computes() -> None:
     doc = (Path(__file__).parents[1] / "docs" / "fingerprints.md").read_text()
     code = doc.split("```python", 1)[1].split("```", 1)[0]
-    assert "hashlib.sha256" in code
+    printed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    expected = fingerprint(
+        "starter",
+        "contracts/incident_response.yaml",
+        "incident_response_success",
+        "schema_violation",
+        "expected_tool_calls[0].argument_invariants[1]:equals",
+    )
+    assert printed == expected + "\n"
 
 
 def test_one_format_is_checked_everywhere_and_documented_in_the_schema() -> None:

@@ -10,9 +10,7 @@ from replaygate.results.model import Problem, Status
 from sample_results import case, failed, result
 
 
-def test_order_is_problems_errors_then_classification_precedence_then_location(
-    tmp_path: Path,
-) -> None:
+def test_order_is_problems_errors_then_classification_precedence_then_location() -> None:
     run = result(
         failed("late", "path_not_found", line=3),
         failed("schema_b", "schema_violation", line=20),
@@ -41,7 +39,7 @@ def test_order_is_problems_errors_then_classification_precedence_then_location(
     assert found[-1].message.startswith("known failure (accepted by the baseline): case accepted")
 
 
-def test_an_annotation_names_case_classification_and_fingerprint(tmp_path: Path) -> None:
+def test_an_annotation_names_case_classification_and_fingerprint() -> None:
     run = result(failed("c1", "schema_violation", line=14))
     (note,) = collect(run)
     assert note == notes.Annotation(
@@ -54,7 +52,7 @@ def test_an_annotation_names_case_classification_and_fingerprint(tmp_path: Path)
     )
 
 
-def test_only_ten_failures_and_ten_notices_are_shown_and_the_rest_counted(tmp_path: Path) -> None:
+def test_only_ten_failures_and_ten_notices_are_shown_and_the_rest_counted() -> None:
     cases = [failed(f"f{n:02}", line=n + 1) for n in range(23)]
     cases += [failed(f"k{n:02}", known=True) for n in range(12)]
     selection = select(collect(result(*cases)))
@@ -63,7 +61,7 @@ def test_only_ten_failures_and_ten_notices_are_shown_and_the_rest_counted(tmp_pa
     assert selection.omitted == 13
 
 
-def test_messages_are_cut_at_4096_characters(tmp_path: Path) -> None:
+def test_messages_are_cut_at_4096_characters() -> None:
     run = result(failed("huge", message="x" * 10_000))
     (note,) = collect(run)
     assert len(note.message) == notes.MESSAGE_LIMIT
