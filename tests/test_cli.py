@@ -243,3 +243,13 @@ def test_a_malformed_shard_is_one_line_naming_it(tmp_path: Path, shard: str) -> 
     assert done.returncode == 2
     (line,) = done.stderr.splitlines()
     assert line.startswith("replaygate: shard ") and repr(shard) in line
+
+
+def test_the_default_jobs_are_documented_as_the_code_sets_them() -> None:
+    from replaygate.commands import run as run_command
+    from replaygate.engine.runner import PARALLEL_MIN_CASES
+
+    cap = f"one per CPU, at most {run_command.MAX_DEFAULT_JOBS}, for {PARALLEL_MIN_CASES}+"
+    assert cap in (ROOT / "README.md").read_text(encoding="utf-8")
+    helped = " ".join(run(["run", "--help"], ROOT).stdout.split())
+    assert f"at most {run_command.MAX_DEFAULT_JOBS}, for runs of {PARALLEL_MIN_CASES}+" in helped

@@ -12,7 +12,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from packbuilder import fixture, make_pack
 from replaygate import __version__
+from replaygate.cli import main
 from replaygate.errors import PackError
 from replaygate.report.json import load_results, render_json
 from replaygate.report.results_format import schema
@@ -238,15 +240,48 @@ def test_load_refuses_deep_nesting() -> None:
 DOCS = Path(__file__).parents[2] / "docs" / "results.md"
 
 
-def test_the_documented_example_is_valid_and_loads() -> None:
-    text = DOCS.read_text(encoding="utf-8")
-    example = text.split("```json\n", 1)[1].split("```", 1)[0]
+EXAMPLE_CONTRACT = """\
+tool: get_weather
+expected_tool_calls:
+  - name: get_weather
+    argument_invariants:
+      - path: $.city
+        equals: Bern
+golden_cases:
+  - id: sunny
+    input_ref: sunny.json
+    expect_ok: true
+  - id: rainy
+    input_ref: rainy.json
+    expect_ok: true
+  - id: live-only
+    input_ref: sunny.json
+    expect_ok: true
+    provider_modes: [live]
+"""
+
+
+def _timeless(document: Any) -> Any:
+    if isinstance(document, dict):
+        return {k: _timeless(v) for k, v in document.items() if k not in ("duration_s", "tool")}
+    return [_timeless(item) for item in document] if isinstance(document, list) else document
+
+
+def test_the_documented_example_is_what_a_run_writes(tmp_path: Path) -> None:
+    example = DOCS.read_text(encoding="utf-8").split("```json\n", 1)[1].split("```", 1)[0]
     validate(example)
-    result = load_results(example, shown="docs/results.md")
-    assert [case.status for case in result.cases] == [
-        Status.PASSED, Status.FAILED, Status.SKIPPED,
-    ]  # fmt: skip
-    assert result.meta == {"shard": {"index": 1, "count": 2}}
+    assert load_results(example, shown="docs/results.md").totals.total == 3
+    rainy = fixture([{"name": "lookup", "arguments": {"city": "Bern"}}])
+    make_pack(
+        tmp_path,
+        "weather",
+        contracts={"weather.yaml": EXAMPLE_CONTRACT},
+        pack_yaml="pack_id: weather\nname: Weather agent\n",
+        fixtures={"sunny.json": fixture(), "rainy.json": rainy},
+    )
+    out = tmp_path / "results.json"
+    main(["run", "--root", str(tmp_path), str(tmp_path / "packs"), "--json", str(out)])
+    assert _timeless(json.loads(out.read_text())) == _timeless(json.loads(example))
 
 
 def test_every_schema_key_is_documented() -> None:

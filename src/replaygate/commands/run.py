@@ -13,6 +13,7 @@ from typing import Any
 from replaygate.commands.options import add_report_options, finish
 
 PROVIDERS = ("recorded",)
+MAX_DEFAULT_JOBS = 8  # more processes than this rarely pay for their start-up
 
 
 def add_parser(sub: Any) -> None:
@@ -46,7 +47,8 @@ def add_parser(sub: Any) -> None:
         type=_jobs,
         default=0,
         metavar="N",
-        help="processes that evaluate cases (default: one per CPU, for runs of 2000+ cases)",
+        help=f"processes that evaluate cases (default: one per CPU, at most {MAX_DEFAULT_JOBS}, "
+        "for runs of 2000+ cases; smaller runs use one)",
     )
     add_report_options(parser)
 
@@ -58,7 +60,9 @@ def _jobs(text: str) -> int:
 
 
 def _default_jobs() -> int:
-    return min(len(os.sched_getaffinity(0)), 8) if hasattr(os, "sched_getaffinity") else 1
+    if not hasattr(os, "sched_getaffinity"):
+        return 1
+    return min(len(os.sched_getaffinity(0)), MAX_DEFAULT_JOBS)
 
 
 def main(args: argparse.Namespace) -> int:
