@@ -1,11 +1,18 @@
-"""Small RunResults built by hand, for tests of the layers that only format and send results."""
+"""Small RunResults for tests of the layers that only format and send results.
+
+Every case and failure starts as one the engine made (engine_results.py), renamed.
+"""
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from typing import Any
 
+from engine_results import engine_cases, engine_failure
 from replaygate.results.model import CaseResult, Failure, PackSummary, Problem, RunResult, Status
+
+FILE = "packs/demo/contracts/triage.yaml"
 
 
 def fingerprint(*parts: str) -> str:
@@ -13,19 +20,19 @@ def fingerprint(*parts: str) -> str:
 
 
 def failure(
-    classification: str = "schema_violation", message: str = "'P2' is not 'P1'", line: int = 12
+    classification: str = "schema_violation", message: str | None = None, line: int = 12
 ) -> Failure:
-    return Failure(
-        classification=classification,
-        message=message,
-        locator="expected_tool_calls[0].argument_invariants[0]:equals",
-        file="packs/demo/contracts/triage.yaml",
-        line=line,
-        path="$.severity",
-        operator="equals",
-        expected="P1",
-        actual="P2",
-    )
+    """The engine's failure of that classification, placed in the demo contract."""
+    found = engine_failure(classification)
+    return replace(found, file=FILE, line=line, message=message or found.message)
+
+
+_KIND = {
+    Status.PASSED: "passed",
+    Status.FAILED: "schema_violation",
+    Status.ERROR: "error",
+    Status.SKIPPED: "skipped",
+}
 
 
 def case(
@@ -39,23 +46,21 @@ def case(
     reason: str | None = None,
     **extra: Any,
 ) -> CaseResult:
-    failing = status in (Status.FAILED, Status.ERROR)
-    return CaseResult(
+    """The engine's case of that status, renamed; a failed one gets ``failures``."""
+    found = engine_cases()[_KIND[status]]
+    return replace(
+        found,
         pack="demo",
         pack_dir="packs/demo",
         contract=contract,
         contract_file=f"packs/demo/{contract}",
         case_id=case_id,
-        expect_ok=True,
-        expected_error=None,
-        observed_ok=status is Status.PASSED,
-        status=status,
         classification=classification,
-        fingerprint=fingerprint("demo", contract, case_id) if failing else None,
+        fingerprint=fingerprint("demo", contract, case_id) if status is Status.FAILED else None,
         failures=failures,
         file=f"packs/demo/{contract}",
         line=40,
-        reason=reason,
+        reason=reason or found.reason,
         known=known,
         **extra,
     )
@@ -63,7 +68,7 @@ def case(
 
 def failed(case_id: str, classification: str = "schema_violation", **kw: Any) -> CaseResult:
     line = kw.pop("line", 12)
-    message = kw.pop("message", "'P2' is not 'P1'")
+    message = kw.pop("message", None)
     failures = (failure(classification, message, line),)
     return case(case_id, Status.FAILED, classification=classification, failures=failures, **kw)
 

@@ -35,7 +35,7 @@ def test_identical_cases_in_two_files_count_once() -> None:
     a = result(failed("x"), case("y", duration_s=0.1))
     b = result(case("y", duration_s=0.7), problems=())
     merged = merge_results([("a.json", a), ("b.json", b)])
-    assert [(c.case_id, c.duration_s) for c in merged.cases] == [("x", 0.0), ("y", 0.1)]
+    assert [(c.case_id, c.duration_s) for c in merged.cases] == [("x", 0.001), ("y", 0.1)]
 
 
 def test_overlapping_shards_that_disagree_are_refused() -> None:

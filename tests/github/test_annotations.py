@@ -48,7 +48,8 @@ def test_an_annotation_names_case_classification_and_fingerprint() -> None:
         14,
         f"schema_violation ({run.cases[0].fingerprint})",
         "case c1 of demo/contracts/triage.yaml\n"
-        "packs/demo/contracts/triage.yaml:14: $.severity: 'P2' is not 'P1' [schema_violation]",
+        "packs/demo/contracts/triage.yaml:14: $.city: 'Paris' is not equal to 'Bern' "
+        "[schema_violation]",
     )
 
 

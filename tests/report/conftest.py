@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from engine_results import engine_cases, engine_failure
 from replaygate.results.model import (
     CaseResult,
     Failure,
@@ -27,41 +28,34 @@ HOSTILE = (
 
 
 def failure(**fields: Any) -> Failure:
-    values: dict[str, Any] = {
-        "classification": "wrong_tool",
-        "message": "expected 'search', got 'lookup'",
-        "locator": "expected_tool_calls[0]:name",
-        "file": "packs/demo/contracts/weather.yaml",
-        "line": 14,
-        "path": "$.tool_calls[0].name",
-        "operator": "equals",
-        "expected": "search",
-        "actual": "lookup",
-    }
-    return Failure(**(values | fields))
+    """The engine's wrong_tool failure, on line 14 of the demo contract, fields overridden."""
+    placed = {"file": "packs/demo/contracts/weather.yaml", "line": 14}
+    return replace(engine_failure("wrong_tool"), **(placed | fields))
+
+
+_KIND = {
+    Status.PASSED: "passed",
+    Status.FAILED: "wrong_tool",
+    Status.ERROR: "error",
+    Status.SKIPPED: "skipped",
+}
 
 
 def case(status: Status = Status.PASSED, **fields: Any) -> CaseResult:
-    failing = status in (Status.FAILED, Status.ERROR)
+    """The engine's case of that status, renamed into the demo pack, fields overridden."""
     values: dict[str, Any] = {
         "pack": "demo",
         "pack_dir": "packs/demo",
         "contract": "weather.yaml",
         "contract_file": "packs/demo/contracts/weather.yaml",
         "case_id": "sunny",
-        "expect_ok": True,
-        "expected_error": None,
-        "observed_ok": status is Status.PASSED if status is not Status.ERROR else None,
-        "status": status,
-        "classification": "wrong_tool" if status is Status.FAILED else None,
-        "fingerprint": "0123456789ab" if failing else None,
+        "fingerprint": "0123456789ab" if status is Status.FAILED else None,
         "failures": (failure(),) if status is Status.FAILED else (),
         "file": "packs/demo/contracts/weather.yaml",
         "line": 30,
         "reason": None,
-        "duration_s": 0.001,
     }
-    return CaseResult(**(values | fields))
+    return replace(engine_cases()[_KIND[status]], **(values | fields))
 
 
 def run(*cases: CaseResult, **fields: Any) -> RunResult:
@@ -105,6 +99,9 @@ def hostile_run() -> RunResult:
     )
 
 
+NR_REASON = "nr-allowlist: model_nondeterminism (team-ml): flaky"
+
+
 def mixed_run() -> RunResult:
     """Two packs, every status, a known failure, a problem and a shard."""
     other = {"pack": "other", "pack_dir": "packs/other", "contract": "sub/order.yaml"}
@@ -115,9 +112,9 @@ def mixed_run() -> RunResult:
         case(Status.FAILED, case_id="rainy", line=40),
         case(Status.FAILED, case_id="old", known=True, fingerprint="fedcba987654"),
         case(Status.ERROR, case_id="broken", reason="fixture is not valid JSON"),
-        case(Status.SKIPPED, case_id="live", reason="provider_modes excludes recorded"),
-        case(Status.SKIPPED, **other, case_id="nr", reason="NR allowlist: flaky"),
-        case(Status.SKIPPED, **other, case_id="live2", reason="provider_modes excludes recorded"),
+        case(Status.SKIPPED, case_id="live", reason="provider_modes excludes 'recorded'"),
+        case(Status.SKIPPED, **other, case_id="nr", reason=NR_REASON),
+        case(Status.SKIPPED, **other, case_id="live2", reason="provider_modes excludes 'recorded'"),
         problems=(Problem("packs/bad/pack.yaml", 3, "unknown key 'nmae' (did you mean 'name'?)"),),
         packs=(
             PackSummary("demo", "Demo pack", "packs/demo", 1),

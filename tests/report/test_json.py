@@ -59,9 +59,10 @@ def test_case_and_failure_objects(mixed: RunResult) -> None:
         "known": False, "reason": None, "file": "packs/demo/contracts/weather.yaml", "line": 40,
         "duration_s": 0.001,
         "failures": [{
-            "classification": "wrong_tool", "message": "expected 'search', got 'lookup'",
-            "locator": "expected_tool_calls[0]:name", "path": "$.tool_calls[0].name",
-            "operator": "equals", "expected": "search", "actual": "lookup",
+            "classification": "wrong_tool",
+            "message": "expected a call to 'get_weather', but the model called lookup",
+            "locator": "expected_tool_calls[0]", "path": None,
+            "operator": None, "expected": "get_weather", "actual": "lookup",
             "file": "packs/demo/contracts/weather.yaml", "line": 14,
         }],
     }  # fmt: skip

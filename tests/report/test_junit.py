@@ -63,14 +63,14 @@ def test_failure_has_classification_message_and_details(mixed: RunResult) -> Non
     assert failure is not None
     assert failure.get("type") == "wrong_tool"
     assert failure.get("message") == (
-        "packs/demo/contracts/weather.yaml:14: $.tool_calls[0].name: "
-        "expected 'search', got 'lookup' [wrong_tool] (0123456789ab)"
+        "packs/demo/contracts/weather.yaml:14: "
+        "expected a call to 'get_weather', but the model called lookup [wrong_tool] (0123456789ab)"
     )
     assert failure.text == (
         "fingerprint: 0123456789ab\n"
-        "packs/demo/contracts/weather.yaml:14: $.tool_calls[0].name: "
-        "expected 'search', got 'lookup' [wrong_tool]\n"
-        '  expected: "search"\n'
+        "packs/demo/contracts/weather.yaml:14: "
+        "expected a call to 'get_weather', but the model called lookup [wrong_tool]\n"
+        '  expected: "get_weather"\n'
         '  actual: "lookup"'
     )
 
@@ -83,8 +83,8 @@ def test_every_failure_is_listed(
     failures = tuple(make_failure(line=n, message=f"m{n}") for n in range(1, 61))
     root = parse(make_run(make_case(Status.FAILED, failures=failures)))
     text = find_case(root, "sunny").findtext("failure") or ""
-    assert "weather.yaml:1: $.tool_calls[0].name: m1 [wrong_tool]" in text
-    assert "weather.yaml:50: $.tool_calls[0].name: m50 [wrong_tool]" in text
+    assert "weather.yaml:1: m1 [wrong_tool]" in text
+    assert "weather.yaml:50: m50 [wrong_tool]" in text
     assert "m51" not in text and text.endswith("... 10 more failures")
 
 
@@ -94,7 +94,7 @@ def test_error_case(mixed: RunResult) -> None:
     assert error is not None and case.find("failure") is None
     assert error.get("type") == "error"
     assert error.get("message") == (
-        "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON (0123456789ab)"
+        "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON"
     )
     assert "reason: fixture is not valid JSON" in (error.text or "")
 
@@ -102,7 +102,7 @@ def test_error_case(mixed: RunResult) -> None:
 def test_skipped_case(mixed: RunResult) -> None:
     skipped = find_case(parse(mixed), "live").find("skipped")
     assert skipped is not None
-    assert skipped.get("message") == "provider_modes excludes recorded"
+    assert skipped.get("message") == "provider_modes excludes 'recorded'"
 
 
 def test_known_failure_is_skipped_with_the_fingerprint(mixed: RunResult) -> None:
@@ -110,7 +110,7 @@ def test_known_failure_is_skipped_with_the_fingerprint(mixed: RunResult) -> None
     skipped = case.find("skipped")
     assert case.find("failure") is None and skipped is not None
     assert skipped.get("message") == "known failure fedcba987654 (baseline)"
-    assert "expected 'search', got 'lookup' [wrong_tool]" in (skipped.text or "")
+    assert "but the model called lookup [wrong_tool]" in (skipped.text or "")
 
 
 def test_passed_case_has_no_child(mixed: RunResult) -> None:

@@ -33,9 +33,9 @@ def test_mixed_report(mixed: RunResult) -> None:
         "| contract | case | classification | fingerprint | message |\n"
         "| --- | --- | --- | --- | --- |\n"
         "| demo/weather.yaml | rainy | wrong&#95;tool | 0123456789ab | "
-        "packs/demo/contracts/weather.yaml:14: &#36;.tool&#95;calls&#91;0&#93;.name: "
-        "expected 'search', got 'lookup' |\n"
-        "| demo/weather.yaml | broken | error | 0123456789ab | "
+        "packs/demo/contracts/weather.yaml:14: "
+        "expected a call to 'get&#95;weather', but the model called lookup |\n"
+        "| demo/weather.yaml | broken | error |  | "
         "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON |\n"
         "\n"
         "### Known failures, accepted by the baseline (1)\n"
@@ -46,8 +46,8 @@ def test_mixed_report(mixed: RunResult) -> None:
         "\n"
         "### Skipped (3)\n"
         "\n"
-        "- 2: provider&#95;modes excludes recorded\n"
-        "- 1: NR allowlist: flaky\n"
+        "- 2: provider&#95;modes excludes 'recorded'\n"
+        "- 1: nr-allowlist: model&#95;nondeterminism (team-ml): flaky\n"
     )
 
 
@@ -124,8 +124,8 @@ def check_cut(report: str, max_bytes: int, failures: int) -> int:
 
 
 _MESSAGE = (
-    "packs/demo/contracts/weather.yaml:14: &#36;.tool&#95;calls&#91;0&#93;.name: "
-    "expected 'search', got 'lookup' |"
+    "packs/demo/contracts/weather.yaml:14: "
+    "expected a call to 'get&#95;weather', but the model called lookup |"
 )
 
 

@@ -12,14 +12,13 @@ from replaygate.results.model import CaseResult, Failure, Problem, RunResult, St
 def test_mixed_run_reads_problems_failures_skips_then_totals(mixed: RunResult) -> None:
     assert render_text(mixed).splitlines() == [
         "packs/bad/pack.yaml:3: unknown key 'nmae' (did you mean 'name'?)",
-        "packs/demo/contracts/weather.yaml:14: $.tool_calls[0].name: expected 'search', "
-        "got 'lookup' [wrong_tool] (0123456789ab) (case rainy)",
-        "packs/demo/contracts/weather.yaml:14: $.tool_calls[0].name: expected 'search', "
-        "got 'lookup' [wrong_tool] (fedcba987654) (case old, known)",
-        "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON (0123456789ab) "
-        "(case broken)",
-        "2 skipped: provider_modes excludes recorded",
-        "1 skipped: NR allowlist: flaky",
+        "packs/demo/contracts/weather.yaml:14: expected a call to 'get_weather', "
+        "but the model called lookup [wrong_tool] (0123456789ab) (case rainy)",
+        "packs/demo/contracts/weather.yaml:14: expected a call to 'get_weather', "
+        "but the model called lookup [wrong_tool] (fedcba987654) (case old, known)",
+        "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON (case broken)",
+        "2 skipped: provider_modes excludes 'recorded'",
+        "1 skipped: nr-allowlist: model_nondeterminism (team-ml): flaky",
         "2 passed, 2 failed, 1 errors, 3 skipped, 1 known, 1 problem in 0.04s",
     ]
 
