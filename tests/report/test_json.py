@@ -303,3 +303,24 @@ def test_warnings_round_trip_and_old_files_without_them_still_load(mixed: RunRes
     old = json.loads(text)
     del old["warnings"]
     assert load_results(json.dumps(old), shown="r.json").warnings == ()
+
+
+def _keywords(node: Any) -> set[str]:
+    """Every keyword the schema uses; the names under properties and $defs are not keywords."""
+    if not isinstance(node, dict):
+        return set()
+    found = set(node)
+    for key, value in node.items():
+        children = value.values() if key in ("properties", "$defs") else [value]
+        for child in children:
+            found |= _keywords(child)
+    return found
+
+
+def test_every_keyword_of_the_schema_has_a_message_in_our_words() -> None:
+    from replaygate.report.results_format import _EXPLAIN
+
+    used = _keywords(SCHEMA)
+    assert {"type", "required", "additionalProperties", "minimum", "pattern"} <= used
+    annotations = {"$schema", "$id", "$ref", "$defs", "title", "description", "properties", "items"}
+    assert used - annotations <= set(_EXPLAIN)
