@@ -135,11 +135,12 @@ def load_results(text: str, *, shown: str) -> RunResult:
     """Rebuild a RunResult from a results file; ``shown`` names the file in a PackError."""
     document = parse_json(text, shown=shown)
     problem = _version_problem(document) or schema_problem(document)
-    result = _result(document) if problem is None else None
-    problem = problem or _cross_field_problem(document, result)
-    if problem is not None or result is None:
-        raise PackError(shown, None, f"not a replaygate results file: {problem}")
-    return result
+    if problem is None:
+        result = _result(document)
+        problem = _cross_field_problem(document, result)
+        if problem is None:
+            return result
+    raise PackError(shown, None, f"not a replaygate results file: {problem}")
 
 
 def read_results(path: str) -> RunResult:
@@ -156,7 +157,7 @@ def _version_problem(document: Any) -> str | None:
     return f"$.schema_version: expected {SCHEMA_VERSION!r}, got {kind(version)}"
 
 
-def _cross_field_problem(document: dict[str, Any], result: RunResult | None) -> str | None:
+def _cross_field_problem(document: dict[str, Any], result: RunResult) -> str | None:
     """The rules the schema cannot say: how fields of one document agree."""
     for index, case in enumerate(document["cases"]):
         if case["passed"] != (case["status"] == Status.PASSED):
@@ -166,7 +167,7 @@ def _cross_field_problem(document: dict[str, Any], result: RunResult | None) -> 
     shard = document.get("shard")
     if shard is not None and shard["index"] > shard["count"]:
         return "$.shard: index must be between 1 and count"
-    if result is not None and _totals(result) != document["totals"]:
+    if _totals(result) != document["totals"]:
         return "$.totals: the totals do not match the cases"
     return None
 
