@@ -165,9 +165,13 @@ def test_load_refuses_nan_with_its_line() -> None:
 def test_load_refuses_another_schema_version(mixed: RunResult) -> None:
     document = good(mixed) | {"schema_version": "2.0"}
     assert load_error(json.dumps(document)) == (
-        "shard-1.json: not a replaygate results file: $.schema_version: expected '1.0', got '2.0'"
+        "shard-1.json:1: not a replaygate results file: $.schema_version: expected '1.0', got '2.0'"
     )
-    assert load_error("[]").endswith("$.schema_version: expected '1.0', got null")
+    assert (
+        load_error("[]")
+        == "shard-1.json:1: not a replaygate results file: $: expected an object, got an array"
+    )
+    assert load_error("{}").endswith("results file: $: missing 'schema_version'")
 
 
 @pytest.mark.parametrize(
@@ -216,12 +220,26 @@ def test_load_names_the_first_wrong_field(
     document = good(mixed)
     change(document)
     assert load_error(json.dumps(document)) == (
-        f"shard-1.json: not a replaygate results file: {message}"
+        f"shard-1.json:1: not a replaygate results file: {message}"
     )
     cross_field = ("totals do not match", "between 1 and count", "contradicts", "can be known")
     if not any(rule in message for rule in cross_field):
         with pytest.raises(jsonschema.ValidationError):  # the published schema refuses it too
             jsonschema.Draft202012Validator(SCHEMA).validate(document)
+
+
+def test_load_error_names_the_line_of_the_wrong_value(mixed: RunResult) -> None:
+    text = render_json(mixed)
+    lines = text.splitlines()
+    row = next(n for n, line in enumerate(lines, 1) if '"case_id": "broken"' in line)
+    totals = next(n for n, line in enumerate(lines, 1) if line.startswith('"totals"'))
+    assert (totals, row) == (6, 20)  # the writer's layout: one member, one case a line
+    bad = text.replace('"case_id": "broken", ', '"case_id": "broken", "extra": 1, ')
+    assert load_error(bad).startswith(f"shard-1.json:{row}: not a replaygate results file: ")
+    summary = text.replace('"known": 1}', '"known": 0}', 1)
+    assert load_error(summary) == (
+        "shard-1.json:6: not a replaygate results file: $.totals: the totals do not match the cases"
+    )
 
 
 def test_load_error_is_one_line_even_for_a_hostile_key(mixed: RunResult) -> None:

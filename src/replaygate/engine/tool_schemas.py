@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema_rs
 
 from replaygate.assertions.operators import OPERATORS, REGEX_TIMEOUT_S
+from replaygate.loading.json_reader import json_path
 
 MAX_ERRORS_PER_CALL = 10
 _RECURSES = "the schema's references recurse without end"
@@ -186,13 +187,6 @@ def _offline() -> Any:
     return Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]  # attrs alias
 
 
-def _json_path(parts: Any) -> str:
-    text = "$"
-    for part in parts:
-        text += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return text
-
-
 def _error_order(error: Any) -> list[str]:
     return [str(part) for part in error.path]
 
@@ -225,4 +219,4 @@ def violations(
             raise
         raise InvalidToolSchema(_RECURSES) from None
     for error in errors[:MAX_ERRORS_PER_CALL]:
-        yield SchemaViolation(str(error.validator), _json_path(error.absolute_path), error.message)
+        yield SchemaViolation(str(error.validator), json_path(error.absolute_path), error.message)

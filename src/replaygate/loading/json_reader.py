@@ -6,6 +6,7 @@ import json
 import math
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -127,27 +128,36 @@ def _json_token_problem(token: re.Match[str], open_keys: list[set[str] | None]) 
 
 _KEY_TOKEN = re.compile(
     r"""(?P<string>"[^"\\]*(?:\\.[^"\\]*)*")(?P<colon>\s*:)?
-    | (?P<open>[\[{]) | (?P<close>[\]}]) | (?P<comma>,)""",
+    | (?P<open>[\[{]) | (?P<close>[\]}]) | (?P<comma>,) | [^\s\[\]{},:"]+  # other scalars""",
     re.VERBOSE,
 )
 
 
+def json_path(loc: Iterable[str | int]) -> str:
+    """``$.cases[3].status`` for ``("cases", 3, "status")``."""
+    return "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+
+
 def line_of_key(text: str, loc: tuple[str | int, ...]) -> int | None:
     """The line of the key at ``loc`` (``("request", "tools", 0, "paramters")``) in the JSON
-    ``text``, which has parsed; None when no such key is written there."""
+    ``text``, which has parsed; for an array item or the whole document, the line where it
+    starts. None when nothing is written there."""
     path: list[str | int | None] = []  # per open container: its current key or item index
     for token in _KEY_TOKEN.finditer(text):
-        if token["open"]:
-            path.append(0 if token["open"] == "[" else None)
+        if token["colon"] and path:
+            path[-1] = json.loads(token["string"])
+            if tuple(path) == loc:
+                return text.count("\n", 0, token.start()) + 1
         elif token["close"]:
             path.pop()
         elif token["comma"]:
             if path and isinstance(path[-1], int):
                 path[-1] += 1
-        elif token["colon"] and path:
-            path[-1] = json.loads(token["string"])
-            if tuple(path) == loc:
+        elif not token["colon"]:  # a value starts: an item's, or the document's
+            if (not path or isinstance(path[-1], int)) and tuple(path) == loc:
                 return text.count("\n", 0, token.start()) + 1
+            if token["open"]:
+                path.append(0 if token["open"] == "[" else None)
     return None
 
 

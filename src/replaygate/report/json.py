@@ -12,8 +12,8 @@ from typing import Any
 from replaygate import __version__
 from replaygate.errors import PackError
 from replaygate.loading.files import read_text
-from replaygate.loading.json_reader import parse_json
-from replaygate.report.results_format import kind, schema_problem
+from replaygate.loading.json_reader import json_path, line_of_key, parse_json
+from replaygate.report.results_format import Located, kind, schema_problem
 from replaygate.results.model import CaseResult, Failure, PackSummary, Problem, RunResult, Status
 
 SCHEMA_VERSION = "1.0"
@@ -140,7 +140,9 @@ def load_results(text: str, *, shown: str) -> RunResult:
         problem = _cross_field_problem(document, result)
         if problem is None:
             return result
-    raise PackError(shown, None, f"not a replaygate results file: {problem}")
+    path, message = problem
+    found = f"not a replaygate results file: {json_path(path)}: {message}"
+    raise PackError(shown, line_of_key(text, path), found)
 
 
 def read_results(path: str) -> RunResult:
@@ -149,26 +151,30 @@ def read_results(path: str) -> RunResult:
     return load_results(text, shown=path)
 
 
-def _version_problem(document: Any) -> str | None:
+def _version_problem(document: Any) -> Located | None:
     """Checked first: a file of another version has other keys, and would be told so."""
-    version = document.get("schema_version") if isinstance(document, dict) else None
+    if not isinstance(document, dict):
+        return (), f"expected an object, got {kind(document)}"
+    if "schema_version" not in document:
+        return (), "missing 'schema_version'"
+    version = document["schema_version"]
     if version == SCHEMA_VERSION:
         return None
-    return f"$.schema_version: expected {SCHEMA_VERSION!r}, got {kind(version)}"
+    return ("schema_version",), f"expected {SCHEMA_VERSION!r}, got {kind(version)}"
 
 
-def _cross_field_problem(document: dict[str, Any], result: RunResult) -> str | None:
+def _cross_field_problem(document: dict[str, Any], result: RunResult) -> Located | None:
     """The rules the schema cannot say: how fields of one document agree."""
     for index, case in enumerate(document["cases"]):
         if case["passed"] != (case["status"] == Status.PASSED):
-            return f"$.cases[{index}].passed: {kind(case['passed'])} contradicts the status"
+            return ("cases", index, "passed"), f"{kind(case['passed'])} contradicts the status"
         if case["known"] and case["status"] != Status.FAILED:
-            return f"$.cases[{index}].known: only a failed case can be known"
+            return ("cases", index, "known"), "only a failed case can be known"
     shard = document.get("shard")
     if shard is not None and shard["index"] > shard["count"]:
-        return "$.shard: index must be between 1 and count"
+        return ("shard",), "index must be between 1 and count"
     if _totals(result) != document["totals"]:
-        return "$.totals: the totals do not match the cases"
+        return ("totals",), "the totals do not match the cases"
     return None
 
 

@@ -37,13 +37,16 @@ def _validator() -> Draft202012Validator:
     return Draft202012Validator(schema())
 
 
-def schema_problem(document: Any) -> str | None:
-    """``$.path: what is wrong`` for the most relevant violation of the schema, or None."""
+Located = tuple[tuple[str | int, ...], str]  # where in the document, and what is wrong there
+
+
+def schema_problem(document: Any) -> Located | None:
+    """The most relevant violation of the schema, or None."""
     error = best_match(_validator().iter_errors(document))
     if error is None:
         return None
     explain = _EXPLAIN.get(str(error.validator))
-    return f"{error.json_path}: {explain(error) if explain else error.message}"
+    return tuple(error.absolute_path), explain(error) if explain else error.message
 
 
 def kind(value: Any) -> str:
