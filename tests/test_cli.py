@@ -213,17 +213,29 @@ def test_an_internal_error_prints_what_a_bug_report_needs(
     assert 'in _broken_validate\n    raise ZeroDivisionError("a bug")' in err
 
 
-def _interrupted(args: object) -> int:
-    raise KeyboardInterrupt
+INTERRUPTED_RUN = """
+import os, signal, sys
+from replaygate import cli
+from replaygate.engine import runner
+
+evaluate = runner.run_packs
+
+def interrupted(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, delivered while the cases are evaluated
+    return evaluate(*args, **kwargs)
+
+runner.run_packs = interrupted
+sys.exit(cli.main(["run", "--json", "r.json"]))
+"""
 
 
-def test_ctrl_c_exits_130_with_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("replaygate.commands.validate.main", _interrupted)
-    assert main(["validate"]) == 130
-    assert capsys.readouterr().err == "replaygate: cancelled\n"
+def test_ctrl_c_exits_130_with_one_line_and_no_partial_report(tmp_path: Path) -> None:
+    make_pack(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_RUN], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "replaygate: cancelled\n")
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_summary_file_is_the_markdown_report(tmp_path: Path) -> None:
