@@ -101,7 +101,8 @@ def synopsis() -> dict[str, list[str]]:
         if words[0] == "replaygate":
             command = words[1]
             found.setdefault(command, [])
-        found[command] += [word for word in words if word.startswith("--")]
+        elif words[0].startswith("--"):  # the option column; the description may quote others
+            found[command].append(words[0])
     return found
 
 

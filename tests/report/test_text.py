@@ -115,10 +115,10 @@ def test_identical_failures_print_once_with_a_count(
     other = make_case(Status.ERROR, case_id="z", reason="fixture is not valid JSON")
     lines = render_text(make_run(*same, other)).splitlines()
     assert lines == [
-        "packs/demo/contracts/weather.yaml:14: $.tool_calls[0].name: expected 'search', "
-        "got 'lookup' [wrong_tool] (000000000000) (case c0)",
+        "packs/demo/contracts/weather.yaml:14: expected a call to 'get_weather', "
+        "but the model called lookup [wrong_tool] (000000000000) (case c0)",
         "... and 3 more cases: same problem",
-        "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON (0123456789ab) (case z)",
+        "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON (case z)",
         "0 passed, 4 failed, 1 errors, 0 skipped in 0.04s",
     ]
 
