@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -342,3 +344,9 @@ def test_every_keyword_of_the_schema_has_a_message_in_our_words() -> None:
     assert {"type", "required", "additionalProperties", "minimum", "pattern"} <= used
     annotations = {"$schema", "$id", "$ref", "$defs", "title", "description", "properties", "items"}
     assert used - annotations <= set(_EXPLAIN)
+
+
+def test_rendering_results_does_not_import_jsonschema() -> None:
+    code = "import sys, replaygate.report.json; print('jsonschema' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "False\n"

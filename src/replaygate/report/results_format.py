@@ -6,12 +6,13 @@ import functools
 import json
 from collections.abc import Callable
 from importlib import resources
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
+from typing import TYPE_CHECKING, Any
 
 from replaygate.report.escape import truncate
+
+if TYPE_CHECKING:  # imported where used: rendering results needs no jsonschema
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 SCHEMA_FILE = "results.schema.json"  # beside this module; docs/results.md documents it
 _KINDS = {
@@ -34,6 +35,8 @@ def schema() -> dict[str, Any]:
 
 @functools.cache
 def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(schema())
 
 
@@ -42,6 +45,8 @@ Located = tuple[tuple[str | int, ...], str]  # where in the document, and what i
 
 def schema_problem(document: Any) -> Located | None:
     """The most relevant violation of the schema, or None."""
+    from jsonschema.exceptions import best_match
+
     error = best_match(_validator().iter_errors(document))
     if error is None:
         return None
