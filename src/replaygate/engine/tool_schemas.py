@@ -89,9 +89,10 @@ class _Validators:
     jsonschema-rs meta-validates a schema as it compiles it (in microseconds), so jsonschema's
     own ``check_schema`` (about a millisecond) runs only where jsonschema-rs refuses the schema
     or a pattern is one our regex dialect does not take: there the two could disagree, and
-    jsonschema's verdict and message are the ones the case reports. A schema with a pattern
-    is decided by jsonschema alone: jsonschema-rs would run the pattern as ECMA-262 (``\\d`` is
-    0-9 there, any Unicode digit in ours), and one engine decides and explains a pattern.
+    jsonschema's verdict and message are the ones the case reports. jsonschema-rs runs
+    ``pattern`` through _DialectPattern, in our dialect (not ECMA-262, where ``\\d`` is 0-9 only),
+    so one dialect decides and explains a pattern; a schema with ``patternProperties``, which a
+    keyword of ours cannot descend into, is decided by jsonschema alone.
     """
 
     __slots__ = ("_full", "_schema", "fast")
@@ -159,18 +160,42 @@ def _dialect_takes(patterns: Iterable[str]) -> bool:
     return True
 
 
+class _DialectPattern:
+    """jsonschema-rs's ``pattern`` keyword, searched in our dialect with the time bound.
+
+    Any exception makes jsonschema-rs call the instance invalid; jsonschema then explains
+    the violation, or raises the timeout as the case's error.
+    """
+
+    __slots__ = ("_pattern",)
+
+    def __init__(self, parent_schema: Any, value: str, schema_path: Any) -> None:
+        self._pattern = value
+
+    def validate(self, instance: Any) -> None:
+        if isinstance(instance, str) and not _search(self._pattern, instance):
+            raise ValueError("no match")
+
+
+def _has_pattern_properties(node: Any) -> bool:
+    if isinstance(node, dict):
+        return "patternProperties" in node or any(map(_has_pattern_properties, node.values()))
+    return isinstance(node, list) and any(map(_has_pattern_properties, node))
+
+
 @lru_cache(maxsize=4096)  # about one schema per contract in real packs
 def _validators(schema_text: str) -> _Validators:
     schema = json.loads(schema_text)
-    patterns = list(_patterns(schema))
     try:  # offline: a fixture's "$ref" must never make us fetch a URL or read a file
-        fast = jsonschema_rs.validator_for(schema, validate_formats=False, offline=True)
+        fast = jsonschema_rs.validator_for(
+            schema, validate_formats=False, offline=True, keywords={"pattern": _DialectPattern}
+        )
     except ValueError:  # refused: jsonschema's check decides; a construct it takes is its to run
         _check_schema(schema)
         return _Validators(schema, None)
-    if not _dialect_takes(patterns):
+    if not _dialect_takes(_patterns(schema)):
         _check_schema(schema)
-    return _Validators(schema, None if patterns else fast)
+    return _Validators(schema, None if _has_pattern_properties(schema) else fast)
 
 
 def _refuse_retrieval(uri: str) -> Any:
