@@ -169,7 +169,14 @@ def test_mismatch_carries_expected_actual_and_line() -> None:
     assertion = compile_({"path": "$.tool_calls[0].name", "one_of": ["book"]}, {"one_of": 17})
     [mismatch] = evaluate_assertion(assertion, RESPONSE, {})
     assert mismatch == Mismatch(
-        "value", "one_of", "'search' is not one of ['book']", ["book"], "search", 17
+        "value",
+        "one_of",
+        "'search' is not one of ['book']",
+        ["book"],
+        "search",
+        17,
+        "assertions.output_invariants[0]:one_of",
+        "$.tool_calls[0].name",
     )
 
 

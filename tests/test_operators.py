@@ -34,12 +34,29 @@ def test_registry_holds_the_documented_operators() -> None:
         "lte",
         "length_gte",
         "length_lte",
+        "not",
+        "any_of",
+        "all_of",
+        "each",
+        "contains_item",
+        "sequence",
     ]
     assert all(name == op.name for name, op in OPERATORS.items())
     assert {n for n, op in OPERATORS.items() if op.sees is Sees.COLLECTION} == {
         "contains",
         "length_gte",
         "length_lte",
+        "each",
+        "contains_item",
+        "sequence",
+    }
+    assert {n for n, op in OPERATORS.items() if op.nested} == {
+        "not",
+        "any_of",
+        "all_of",
+        "each",
+        "contains_item",
+        "sequence",
     }
     assert [n for n, op in OPERATORS.items() if op.sees is Sees.MATCHES] == ["exists"]
     assert {"path", "optional"} == MODIFIERS

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from replaygate.assertions.jsonpath import CompiledPath, PathTooBroad, compile_path
+from replaygate.assertions.mismatch import Env, Mismatch, MismatchKind
 from replaygate.assertions.operators import MODIFIERS, OPERATORS, CheckError, Operator, Sees
 from replaygate.assertions.values import short, suggestion, yaml_reading
 from replaygate.errors import PackError
@@ -39,48 +40,43 @@ class Assertion:
     path: CompiledPath
     checks: tuple[Check, ...]
     optional: bool
-    line: int  # the line of the assertion's "path:" key
+    line: int  # the line of the assertion's "path:" key (of the mapping, when nested)
 
+    def evaluate(self, value: Any, env: Env) -> list[Mismatch]:
+        return evaluate_assertion(self, value, env)
 
-MismatchKind = Literal["path_not_found", "value", "error"]
-
-
-@dataclass(frozen=True, slots=True)
-class Mismatch:
-    """Why one check of an assertion did not hold.
-
-    kind "path_not_found": the path matched nothing where a value was needed;
-    "value": a value was found and failed the operator;
-    "error": the check could not be decided (a regex ran past its time bound).
-    """
-
-    kind: MismatchKind
-    operator: str
-    message: str
-    expected: Any
-    actual: Any
-    line: int
+    def describe(self) -> str:
+        checks = ", ".join(f"{check.operator} {short(check.expected)}" for check in self.checks)
+        return checks if self.path.text == "$" else f"{self.path.text}: {checks}"
 
 
 def compile_assertion(
-    raw: Mapping[str, Any], *, locator: str, file: str, line: int, key_lines: Mapping[str, int]
+    raw: Mapping[str, Any],
+    *,
+    locator: str,
+    file: str,
+    line: int,
+    key_lines: Mapping[str, int],
+    nested: bool = False,
 ) -> Assertion:
     """Validate one assertion mapping and compile its path and operators.
 
-    Raises PackError at the line of the offending key (``line`` when it has none).
+    A ``nested`` assertion (inside a composite operator) has a path relative to the value
+    the composite checks, ``$`` when it has none. Raises PackError at the line of the
+    offending key (``line`` when it has none).
     """
     for key in raw:
         if key not in OPERATORS and key not in MODIFIERS:
             hint = suggestion(key, [*OPERATORS, *MODIFIERS])
             raise PackError(file, key_lines.get(key, line), f"unknown operator {key!r}{hint}")
     path_line = key_lines.get("path", line)
-    path = _compile_path(raw, file, line, path_line)
+    path = _compile_path({"path": "$", **raw} if nested else raw, file, line, path_line)
     optional = raw.get("optional", False)
     if not isinstance(optional, bool):
         message = f"optional must be true or false, got {short(optional)}"
         raise PackError(file, key_lines.get("optional", line), message)
     checks = tuple(
-        _compile_check(key, value, file, key_lines.get(key, line), raw)
+        _compile_check(key, value, file, key_lines.get(key, line), raw, locator)
         for key, value in raw.items()
         if key not in MODIFIERS
     )
@@ -100,17 +96,22 @@ def _compile_path(raw: Mapping[str, Any], file: str, line: int, path_line: int) 
         raise PackError(file, path_line, str(exc)) from None
 
 
-def _compile_check(name: str, value: Any, file: str, line: int, raw: Mapping[str, Any]) -> Check:
+def _compile_check(
+    name: str, value: Any, file: str, line: int, raw: Mapping[str, Any], locator: str
+) -> Check:
+    op = OPERATORS[name]
     written = _written(raw, name)
     hint = "; ".join(
         f"the contract's `{text}` was read as {yaml_reading(read)}; quote it"
         for _, text, read in written
     )
     try:
-        prepared = OPERATORS[name].prepare(value)
+        prepared = op.prepare(value)
     except ValueError as exc:
         # a value YAML read as a number, boolean or date: the reading is the whole story
         raise PackError(file, line, f"{name}: {hint}" if hint else str(exc)) from None
+    if op.nested:
+        prepared = _compile_nested(prepared, value, f"{locator}:{name}", file, line)
     return Check(name, value, prepared, line, _surprise(name, value, written, hint))
 
 
@@ -142,6 +143,23 @@ def _surprise(name: str, value: Any, written: Written, hint: str) -> Surprise | 
         return None  # written as text, the value would not be accepted either: no hint
 
 
+def _compile_nested(
+    items: list[Any], value: Any, locator: str, file: str, line: int
+) -> tuple[Assertion, ...]:
+    """The nested assertions of a composite, ``<locator>[i]`` each, on their own lines."""
+    return tuple(
+        compile_assertion(
+            item,
+            locator=f"{locator}[{index}]",
+            file=file,
+            line=getattr(item, "line", None) or line,
+            key_lines=getattr(item, "key_lines", {}),
+            nested=True,
+        )
+        for index, item in enumerate(items)
+    )
+
+
 def _check_combination(checks: tuple[Check, ...], optional: bool, file: str, line: int) -> None:
     """Refuse assertions that no value could pass, or that say nothing."""
     if not checks:
@@ -154,9 +172,7 @@ def _check_combination(checks: tuple[Check, ...], optional: bool, file: str, lin
         raise PackError(file, exists.line, message)
 
 
-def evaluate_assertion(
-    assertion: Assertion, document: Any, env: Mapping[str, str]
-) -> list[Mismatch]:
+def evaluate_assertion(assertion: Assertion, document: Any, env: Env) -> list[Mismatch]:
     """The mismatches of one assertion against ``document`` (empty when it holds).
 
     A path that matches nothing fails each operator with a "path_not_found" mismatch of
@@ -168,57 +184,67 @@ def evaluate_assertion(
     try:
         matches = assertion.path.find(document)
     except PathTooBroad as exc:
-        return [_mismatch(check, "error", str(exc), None) for check in assertion.checks]
+        return [_mismatch(assertion, c, "error", str(exc), None) for c in assertion.checks]
     found: list[Mismatch] = []
     for check in assertion.checks:
         op = OPERATORS[check.operator]
         if matches or not assertion.optional:  # exists never comes with optional
-            mismatch = _evaluate_check(check, op, assertion.path.is_collection, matches, env)
-            found.extend([mismatch] if mismatch else [])
+            found.extend(_evaluate_check(assertion, check, op, matches, env))
     return found
 
 
 def _evaluate_check(
-    check: Check, op: Operator, is_collection: bool, matches: list[Any], env: Mapping[str, str]
-) -> Mismatch | None:
+    assertion: Assertion, check: Check, op: Operator, matches: list[Any], env: Env
+) -> list[Mismatch]:
+    is_collection = assertion.path.is_collection
     if op.sees is Sees.MATCHES or (op.sees is Sees.COLLECTION and is_collection):
-        mismatch = _run(check, op, matches, "value" if matches else "path_not_found", env)
-        if mismatch and not is_collection:  # report the value, not a list of one
-            return replace(mismatch, actual=matches[0] if matches else None)
-        return mismatch
+        kind: MismatchKind = "value" if matches else "path_not_found"
+        found = _run(assertion, check, op, matches, kind, env)
+        if not is_collection:  # report the value, not a list of one
+            return [replace(m, actual=matches[0] if matches else None) for m in found]
+        return found
     if not matches:
-        return _mismatch(check, "path_not_found", "path not found", None)
+        return [_mismatch(assertion, check, "path_not_found", "path not found", None)]
     for index, value in enumerate(matches):
-        mismatch = _run(check, op, value, "value", env)
-        if mismatch and is_collection:
+        found = _run(assertion, check, op, value, "value", env)
+        if found and is_collection:
             suffix = f" (match {index + 1} of {len(matches)})"
-            return _mismatch(check, mismatch.kind, mismatch.message + suffix, value)
-        if mismatch:
-            return mismatch
-    return None
+            return [replace(m, message=m.message + suffix) for m in found]
+        if found:
+            return found
+    return []
 
 
 def _run(
-    check: Check, op: Operator, actual: Any, kind: MismatchKind, env: Mapping[str, str]
-) -> Mismatch | None:
+    assertion: Assertion, check: Check, op: Operator, actual: Any, kind: MismatchKind, env: Env
+) -> list[Mismatch]:
     try:
-        message = op.check(actual, check.prepared, env)
+        outcome = op.check(actual, check.prepared, env)
     except CheckError as exc:
-        return _mismatch(check, "error", str(exc), actual)
-    if message is None:
-        return None
-    surprise = check.surprise
-    if surprise is not None and _passes(op, actual, surprise.quoted, env):
-        message = f"{message}; {surprise.hint}"
-    return _mismatch(check, kind, message, actual)
+        return [_mismatch(assertion, check, "error", str(exc), actual)]
+    if outcome is None:
+        return []
+    if isinstance(outcome, str):
+        surprise = check.surprise
+        if surprise is not None and _passes(op, actual, surprise.quoted, env):
+            outcome = f"{outcome}; {surprise.hint}"
+        return [_mismatch(assertion, check, kind, outcome, actual)]
+    outer = assertion.path.text  # nested paths are relative to the value checked here
+    return [replace(m, path=outer + m.path[1:]) for m in outcome]
 
 
-def _passes(op: Operator, actual: Any, prepared: Any, env: Mapping[str, str]) -> bool:
+def _passes(op: Operator, actual: Any, prepared: Any, env: Env) -> bool:
     try:
         return op.check(actual, prepared, env) is None
     except CheckError:
         return False
 
 
-def _mismatch(check: Check, kind: MismatchKind, message: str, actual: Any) -> Mismatch:
-    return Mismatch(kind, check.operator, message, check.expected, actual, check.line)
+def _mismatch(
+    assertion: Assertion, check: Check, kind: MismatchKind, message: str, actual: Any
+) -> Mismatch:
+    locator = f"{assertion.locator}:{check.operator}"
+    return Mismatch(
+        kind, check.operator, message, check.expected, actual, check.line, locator,
+        assertion.path.text,
+    )  # fmt: skip

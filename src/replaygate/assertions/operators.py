@@ -5,19 +5,19 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 import regex
 
+from replaygate.assertions import composite
+from replaygate.assertions.mismatch import Env, Outcome
 from replaygate.assertions.values import is_number, non_json, short, strict_equal, suggestion
 
 REGEX_TIMEOUT_S = 0.25  # per search; a longer one is an "error" mismatch
 MAX_REGEX_UNITS = 10_000  # `regex` expands counted repeats at compile time (a{10**9}: 260 GB)
-
-Env = Mapping[str, str]
 
 
 class CheckError(Exception):
@@ -37,13 +37,16 @@ class Operator:
     """One operator: ``prepare`` validates the contract value, ``check`` explains a miss.
 
     ``check(actual, prepared, env)`` returns None when the value passes, else a message;
-    it raises CheckError when it cannot decide.
+    it raises CheckError when it cannot decide. A ``nested`` operator (a composite) takes
+    assertions: ``prepare`` returns their mappings, which assertion.py compiles, and
+    ``check`` gets them compiled and returns their mismatches.
     """
 
     name: str
     sees: Sees
     prepare: Callable[[Any], Any]
-    check: Callable[[Any, Any, Env], str | None]
+    check: Callable[[Any, Any, Env], Outcome]
+    nested: bool = False
 
 
 # --- prepare: validate a contract value (ValueError with a one-line message) -------------
@@ -289,6 +292,7 @@ _ENV = "the name of an environment variable"
 _EACH, _LIST = Sees.EACH, Sees.COLLECTION
 _COUNT = "a non-negative integer"
 
+_nested = composite.nested_list
 OPERATORS: dict[str, Operator] = {
     op.name: op
     for op in (
@@ -303,6 +307,19 @@ OPERATORS: dict[str, Operator] = {
         Operator("lte", _EACH, _require("lte", "a number", _is_limit), _lte),
         Operator("length_gte", _LIST, _require("length_gte", _COUNT, _is_count), _length_gte),
         Operator("length_lte", _LIST, _require("length_lte", _COUNT, _is_count), _length_lte),
+        # composites: their values are nested assertions (composite.py)
+        Operator("not", _EACH, _nested("not", single=True), composite.not_, nested=True),
+        Operator("any_of", _EACH, _nested("any_of"), composite.any_of, nested=True),
+        Operator("all_of", _EACH, _nested("all_of"), composite.all_of, nested=True),
+        Operator("each", _LIST, _nested("each", single=True), composite.each, nested=True),
+        Operator(
+            "contains_item",
+            _LIST,
+            _nested("contains_item", single=True),
+            composite.contains_item,
+            nested=True,
+        ),
+        Operator("sequence", _LIST, _nested("sequence"), composite.sequence, nested=True),
     )
 }
 

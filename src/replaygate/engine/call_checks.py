@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from replaygate.assertions.assertion import Assertion, Mismatch, evaluate_assertion
+from replaygate.assertions.assertion import evaluate_assertion
+from replaygate.assertions.mismatch import Mismatch
 from replaygate.engine.classify import unmatched_call_class
 from replaygate.engine.collector import CaseUndecidable, Collector
 from replaygate.engine.matching import match_calls
@@ -55,13 +56,13 @@ class _CallMatcher:
         self.col = col
         self.calls = calls
         self.expected = col.ctx.contract.expected_calls
-        self._cache: dict[tuple[int, int], list[tuple[Assertion, Mismatch]]] = {}
+        self._cache: dict[tuple[int, int], list[Mismatch]] = {}
 
-    def mismatches(self, i: int, j: int) -> list[tuple[Assertion, Mismatch]]:
+    def mismatches(self, i: int, j: int) -> list[Mismatch]:
         if (i, j) not in self._cache:
             args = self.calls[j].arguments
             self._cache[(i, j)] = [
-                (a, m)
+                m
                 for a in self.expected[i].invariants
                 for m in evaluate_assertion(a, args, self.col.ctx.env)
             ]
@@ -138,8 +139,8 @@ class _CallMatcher:
                 expected=expected.name,
             )
             return
-        for assertion, m in found:
-            self.col.mismatch(assertion, m, absent_class=Classification.SCHEMA_VIOLATION)
+        for m in found:
+            self.col.mismatch(m, absent_class=Classification.SCHEMA_VIOLATION)
 
     def _extra_calls(self, extra: list[int]) -> None:
         contract = self.col.ctx.contract

@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from replaygate.assertions.assertion import Assertion, Mismatch, evaluate_assertion
+from replaygate.assertions.assertion import Assertion, evaluate_assertion
+from replaygate.assertions.mismatch import Mismatch
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.results.model import Classification, Failure
 
@@ -37,18 +38,18 @@ class Collector:
             Failure(classification, message, locator, self.ctx.contract.file, line, **extra)
         )
 
-    def mismatch(self, assertion: Assertion, m: Mismatch, *, absent_class: str) -> None:
+    def mismatch(self, m: Mismatch, *, absent_class: str) -> None:
         if m.kind == "error":
-            raise CaseUndecidable(f"{assertion.locator}:{m.operator}: {m.message}")
+            raise CaseUndecidable(f"{m.locator}: {m.message}")
         classification = (
             absent_class if m.kind == "path_not_found" else Classification.SCHEMA_VIOLATION
         )
         self.add(
             classification,
             m.message,
-            f"{assertion.locator}:{m.operator}",
+            m.locator,
             m.line,
-            path=assertion.path.text,
+            path=m.path,
             operator=m.operator,
             expected=m.expected,
             actual=m.actual,
@@ -60,4 +61,4 @@ def check_invariants(
 ) -> None:
     for assertion in assertions:
         for m in evaluate_assertion(assertion, document, col.ctx.env):
-            col.mismatch(assertion, m, absent_class=absent)
+            col.mismatch(m, absent_class=absent)
