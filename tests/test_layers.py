@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("replaygate.assertions",),  # the assertion language: values, JSONPath, the operator table
     ("replaygate.loading",),  # files -> validated, compiled packs, contracts and case inputs
     ("replaygate.engine",),  # one golden case judged; the runner
+    ("replaygate.inference",),  # contracts learned from recordings (`infer`)
     ("replaygate.results",),  # baseline, shards, merge: results combined and filtered
     ("replaygate.report",),  # renderers: text, JSON, JUnit, markdown
     ("replaygate.github",),  # the action's channels: annotations, summary, outputs, API

@@ -37,8 +37,8 @@ class CaseInput:
     looked_in: str  # where a recording was looked for, for recording_not_found
 
 
-def _fixture_path(pack: Pack, contract: Contract, case: GoldenCase) -> Path:
-    base, rest = input_base(case.input_ref, pack.golden_dir, pack.negative_dir)
+def _fixture_path(pack: Pack, input_ref: str, file: str, line: int | None) -> Path:
+    base, rest = input_base(input_ref, pack.golden_dir, pack.negative_dir)
     within = (
         "the negative golden directory" if base == pack.negative_dir else "the golden directory"
     )
@@ -48,14 +48,14 @@ def _fixture_path(pack: Pack, contract: Contract, case: GoldenCase) -> Path:
         root=pack.root,
         what="input_ref",
         within=f"{within} {shown_path(base, pack.root)}",
-        file=contract.file,
-        line=case.line,
+        file=file,
+        line=line,
     )
 
 
-def _recording(pack: Pack, case: GoldenCase) -> tuple[Path | None, str]:
+def _recording(pack: Pack, input_ref: str) -> tuple[Path | None, str]:
     """The sidecar recording's path when one exists, and where it was looked for."""
-    ref = case.input_ref.replace("\\", "/")
+    ref = input_ref.replace("\\", "/")
     name = (ref[: -len(".json")] if ref.endswith(".json") else ref) + RECORDING_SUFFIX
     candidate = os.path.join(pack.recordings_dir, name)
     shown = shown_path(candidate, pack.root)
@@ -73,8 +73,8 @@ def _recording(pack: Pack, case: GoldenCase) -> tuple[Path | None, str]:
     return path, shown
 
 
-def _response(pack: Pack, case: GoldenCase, fixture: Mapping[str, Any]) -> tuple[Any, str]:
-    path, shown = _recording(pack, case)
+def _response(pack: Pack, input_ref: str, fixture: Mapping[str, Any]) -> tuple[Any, str]:
+    path, shown = _recording(pack, input_ref)
     if path is None:
         return fixture.get("response"), shown
     recording = _read_checked(path, shown, RECORDING_KEYS)
@@ -101,20 +101,25 @@ def _read_checked(path: Path, shown: str, keys: Mapping[FixtureObject, frozenset
 
 def load_case_input(pack: Pack, contract: Contract, case: GoldenCase) -> CaseInput | str:
     """The case's normalised input, or a one-line reason it cannot be evaluated."""
+    return load_input(pack, case.input_ref, file=contract.file, line=case.line)
+
+
+def load_input(pack: Pack, input_ref: str, *, file: str, line: int | None) -> CaseInput | str:
+    """The normalised input of the fixture ``input_ref`` names (named at ``file:line``)."""
     try:
-        path = _fixture_path(pack, contract, case)
+        path = _fixture_path(pack, input_ref, file, line)
         shown = shown_path(path, pack.root)
         fixture = _read_checked(path, shown, FIXTURE_KEYS)
         if not isinstance(fixture, Mapping):
             raise PackError(shown, 1, "a fixture must be a JSON object")
-        response, looked_in = _response(pack, case, fixture)
+        response, looked_in = _response(pack, input_ref, fixture)
         request, schemas = normalize_request(fixture.get("request"))
         if response is None:
             return CaseInput(request, schemas, None, (), looked_in)
         document, calls = normalize_response(response)
     except PackError as exc:
         # a problem located at the golden case itself is reported there already
-        if (exc.file, exc.line) == (contract.file, case.line):
+        if (exc.file, exc.line) == (file, line):
             return exc.message
         return "; ".join(str(each) for each in exc.each())
     except FixtureShapeError as exc:

@@ -225,6 +225,15 @@ def parse_yaml(text: str, *, shown: str) -> Any:
         loader.dispose()
 
 
+def reads_as_text(text: str) -> bool:
+    """Whether ``text`` written as a plain (unquoted) scalar reads back as that same text."""
+    try:
+        value = parse_yaml(text, shown="")
+    except PackError:
+        return False
+    return isinstance(value, str) and value == text
+
+
 def _yaml_problem(exc: yaml.YAMLError, text: str, shown: str) -> PackError:
     if isinstance(exc, ReaderError):
         return _reader_problem(exc, text, shown)

@@ -1,0 +1,88 @@
+"""`replaygate infer`: write a first contract from several recordings of the same request."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from replaygate.errors import EXIT_OK, ReplayGateError
+
+if TYPE_CHECKING:
+    from replaygate.inference.learn import Inferred
+    from replaygate.inference.write import GoldenCase
+    from replaygate.loading.pack import Pack
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser("infer", help="write a contract from recordings of one request")
+    parser.add_argument(
+        "recordings",
+        nargs="+",
+        metavar="RECORDING",
+        help="fixtures in the pack's golden directory (their sidecar recordings are used, "
+        "as in `run`)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="CONTRACT",
+        help="the contract to write, in a pack's contracts folder",
+    )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="add to an existing contract: keep every assertion and comment in it, add "
+        "inferred assertions only for paths it does not cover",
+    )
+    parser.add_argument("--root", metavar="DIR", help="repository root (as for `run`)")
+
+
+def main(args: argparse.Namespace) -> int:
+    from replaygate.inference.learn import infer, tier
+    from replaygate.inference.samples import find_pack_file, golden_cases, read_samples
+    from replaygate.loading.pack import load_pack
+    from replaygate.loading.roots import root_for
+
+    output = Path(args.output)
+    pack_file = find_pack_file(output)
+    given = Path(args.root).resolve() if args.root else None
+    root = root_for(pack_file.absolute(), given, Path.cwd())
+    pack, problems, _ = load_pack(pack_file.absolute(), root, datetime.now(UTC))
+    if pack is None:
+        raise ReplayGateError(str(problems[-1]))
+    samples = read_samples(pack, args.recordings)
+    inferred = infer(samples)
+    action = _write(output, pack, inferred, golden_cases(samples), merge=args.merge)
+    level = tier(len(samples))
+    print(f"replaygate: {action} {output} from {len(samples)} recordings (confidence {level})",
+          file=sys.stderr)  # fmt: skip
+    return EXIT_OK
+
+
+def _write(
+    output: Path, pack: Pack, inferred: Inferred, cases: list[GoldenCase], *, merge: bool
+) -> str:
+    """Write the contract (or merge into it); returns what was done, in a few words."""
+    from replaygate.inference.merge import merge as merge_into
+    from replaygate.inference.write import render
+    from replaygate.loading.files import MAX_YAML_BYTES, read_text, shown_path
+    from replaygate.loading.pack import load_contract
+    from replaygate.report.files import write_atomic
+
+    if not output.exists():
+        write_atomic(output, render(inferred, cases))
+        return "wrote"
+    if not merge:
+        raise ReplayGateError(f"{output} exists: pass --merge to add inferred assertions to it")
+    shown = shown_path(output.resolve(), pack.root)
+    load_contract(output.resolve(), pack.directory, pack.root)  # refuse what `run` would refuse
+    original = read_text(output, shown=shown, max_bytes=MAX_YAML_BYTES)
+    text = merge_into(original, inferred, cases, shown=shown)
+    if text == original:
+        return "nothing to add to"
+    write_atomic(output, text)
+    return "merged into"
