@@ -38,7 +38,7 @@ def test_document_has_the_brief_keys_in_order(mixed: RunResult) -> None:
         "schema_version", "tool", "provider", "duration_s", "totals", "packs", "problems",
         "warnings", "cases", "shard",
     ]  # fmt: skip
-    assert document["schema_version"] == "1.0"
+    assert document["schema_version"] == "1.1"
     assert document["tool"] == {"name": "replaygate", "version": __version__}
     assert document["provider"] == "recorded"
     assert document["totals"] == {
@@ -59,7 +59,7 @@ def test_case_and_failure_objects(mixed: RunResult) -> None:
         "expect_ok": True, "expected_error": None, "observed_ok": False, "passed": False,
         "status": "failed", "classification": "wrong_tool", "fingerprint": "0123456789ab",
         "known": False, "reason": None, "file": "packs/demo/contracts/weather.yaml", "line": 40,
-        "duration_s": 0.001,
+        "duration_s": 0.001, "score": None,
         "failures": [{
             "classification": "wrong_tool",
             "message": "expected a call to 'get_weather', but the model called lookup",
@@ -160,14 +160,14 @@ def test_load_refuses_invalid_json_with_its_line() -> None:
 
 
 def test_load_refuses_nan_with_its_line() -> None:
-    message = load_error('{"schema_version": "1.0",\n "duration_s": NaN}')
+    message = load_error('{"schema_version": "1.1",\n "duration_s": NaN}')
     assert message == ("shard-1.json:2: NaN is not valid JSON; write a number, a string or null")
 
 
 def test_load_refuses_another_schema_version(mixed: RunResult) -> None:
     document = good(mixed) | {"schema_version": "2.0"}
     assert load_error(json.dumps(document)) == (
-        "shard-1.json:1: not a replaygate results file: $.schema_version: expected '1.0', got '2.0'"
+        "shard-1.json:1: not a replaygate results file: $.schema_version: expected '1.1', got '2.0'"
     )
     assert (
         load_error("[]")
@@ -194,7 +194,9 @@ def test_load_refuses_another_schema_version(mixed: RunResult) -> None:
          "$.cases[2].fingerprint: expected a string matching ^[0-9a-f]{12}$, got 'XYZ'"),
         (lambda d: d["cases"][2].update(fingerprint=12),
          "$.cases[2].fingerprint: expected a string or null, got 12"),
-        (lambda d: d.update(schema_version="1.0", tool={"name": "other", "version": "1"}),
+        (lambda d: d["cases"][0].update(score=1.5),
+         "$.cases[0].score: expected 1 or less, got 1.5"),
+        (lambda d: d.update(schema_version="1.1", tool={"name": "other", "version": "1"}),
          "$.tool.name: expected 'replaygate', got 'other'"),
         (lambda d: d["cases"][2]["failures"][0].pop("locator"),
          "$.cases[2].failures[0]: missing 'locator'"),

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from replaygate.engine.call_checks import check_calls
 from replaygate.engine.classify import primary
 from replaygate.engine.collector import CaseContext, CaseUndecidable, Collector, check_invariants
+from replaygate.engine.scoring import score_case
 from replaygate.loading.fixtures import CaseInput
 from replaygate.results.fingerprint import fingerprint
 from replaygate.results.model import CaseResult, Classification, Failure, Status
@@ -64,6 +66,8 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
     case = ctx.case
     if case.provider_modes is not None and RECORDED not in case.provider_modes:
         return _result(ctx, Status.SKIPPED, started, reason="provider_modes excludes 'recorded'")
+    if case.skip:
+        return _result(ctx, Status.SKIPPED, started, reason=case.skip)
     if isinstance(source, str):
         return _result(ctx, Status.ERROR, started, reason=source)
     col = Collector(ctx)
@@ -71,14 +75,23 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
         code = _observe(col, source)
     except CaseUndecidable as exc:
         return _result(ctx, Status.ERROR, started, reason=str(exc))
-    return _judge(ctx, col.failures, code, started)
+    if ctx.contract.scoring is None:
+        return _judge(ctx, col.failures, code, started, observed_ok=not col.failures)
+    scored = score_case(ctx.contract.scoring, col.failures)
+    result = _judge(ctx, col.failures, code, started, observed_ok=scored.passed)
+    return replace(result, score=scored.score)
 
 
 def _judge(
-    ctx: CaseContext, failures: list[Failure], code: str | None, started: float
+    ctx: CaseContext,
+    failures: list[Failure],
+    code: str | None,
+    started: float,
+    *,
+    observed_ok: bool,
 ) -> CaseResult:
-    """The case's outcome from its failures: status and reason first, the result once."""
-    observed_ok = not failures
+    """The case's outcome from its failures (and, for a scored case, its score): status and
+    reason first, the result once."""
     if observed_ok and not ctx.case.expect_ok:
         failures = [_unexpected_pass(ctx)]
     main = primary(failures) if failures else None

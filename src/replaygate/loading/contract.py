@@ -31,6 +31,20 @@ class GoldenCase:
     provider_modes: tuple[str, ...] | None
     line: int
     expect_ok_line: int
+    skip: str | None = None  # why the case is skipped whatever the mode (@isdk `skip`, `only`)
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """How a case scores (an @isdk fixture): each assertion a share of the score.
+
+    ``pass_share`` is the score a case needs to pass; None: passing means no failure at all.
+    A failure under a ``critical`` assertion fails the case whatever its score.
+    """
+
+    shares: tuple[tuple[str, float], ...]  # assertion locator -> share; the shares sum to 1
+    critical: frozenset[str]
+    pass_share: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +62,10 @@ class Contract:
     golden_cases: tuple[GoldenCase, ...]
     allowed_errors: frozenset[str]
     lines: Mapping[str, int]  # line of top-level keys, for contract-level failures
+    scoring: Scoring | None = None
+    # inputs read with the contract (an @isdk fixture's results), by case id: a CaseInput,
+    # or why the case cannot be evaluated; None: each case names its fixture file
+    case_inputs: Mapping[str, object] | None = None
 
 
 def _lines(raw: Any) -> Mapping[Any, int]:

@@ -22,6 +22,8 @@ from replaygate.loading.roots import Root, resolve_pack_path, root_for
 from replaygate.loading.targets import CONTRACT_SUFFIXES, Selection, find_packs
 from replaygate.results.model import PackSummary, Problem
 
+ISDK_DIR = "isdk"  # @isdk fixture files, read by loading/formats/isdk.py
+
 
 @dataclass(frozen=True, slots=True)
 class Pack:
@@ -38,7 +40,8 @@ class Pack:
 
     @property
     def summary(self) -> PackSummary:
-        return PackSummary(self.pack_id, self.name, self.shown, len(self.contracts))
+        files = {contract.path for contract in self.contracts}  # an @isdk file holds several
+        return PackSummary(self.pack_id, self.name, self.shown, len(files))
 
 
 def validate(model: type[BaseModel], data: Any, shown: str) -> Any:
@@ -157,7 +160,7 @@ def _layout(model: PackModel, raw: Any, pack_dir: Path, root: Root, shown: str) 
 
     contracts_dir = folder("contracts_dir", pack_dir / "contracts")
     golden_dir = folder("golden_dir", pack_dir / "golden")
-    if not golden_dir.is_dir():
+    if not golden_dir.is_dir() and not (pack_dir / ISDK_DIR).is_dir():  # @isdk-only: no golden
         raise PackError(shown, None, _no_golden_dir(golden_dir, pack_dir, root.path))
     return _Layout(
         contracts_dir, golden_dir, folder("negative_golden_dir", golden_dir / "negative")
@@ -201,6 +204,13 @@ def load_pack(
         problems += _unlisted(contract_files, layout.contracts_dir, pack_dir, raw, shown)
     chosen = [path for path in contract_files if selection.wants_contract(path)]
     loaded = list(_load_contracts(chosen, pack_dir, root.path, problems))
+    isdk = [
+        (path, contract)
+        for path, contract in _isdk_fixtures(pack_dir, root.path, problems)
+        if selection.wants_contract(path)
+    ]
+    loaded += isdk
+    chosen += list(dict.fromkeys(path for path, _ in isdk))
     contracts = selection.apply(loaded)
     allowlist = load_allowlist(
         pack_dir,
@@ -236,6 +246,17 @@ def _load_contracts(
             yield path, load_contract(path, pack_dir, root)
         except PackError as exc:
             problems.extend(exc.problems())
+
+
+def _isdk_fixtures(
+    pack_dir: Path, root: Path, problems: list[Problem]
+) -> list[tuple[Path, Contract]]:
+    from replaygate.loading.formats import isdk  # deferred: isdk reads fixtures, which need Pack
+
+    def shown(path: Path) -> tuple[str, str]:
+        return files.shown_path(path, root), contract_path(path, pack_dir, root)
+
+    return isdk.load_fixtures(pack_dir / ISDK_DIR, shown, problems)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""The JSON results file (schema_version 1.0): rendering, and loading it back for `merge`."""
+"""The JSON results file (schema_version 1.1): rendering, and loading it back for `merge`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from replaygate.loading.json_reader import json_path, line_of_key, parse_json
 from replaygate.report.results_format import Located, kind, schema_problem
 from replaygate.results.model import CaseResult, Failure, PackSummary, Problem, RunResult, Status
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 DEFAULT_PROVIDER = "recorded"
 _MAX_DEPTH = 100
 MAX_RESULTS_BYTES = 128 * 1024 * 1024  # a shard of about 100,000 failing cases
@@ -113,6 +113,7 @@ def _case(case: CaseResult) -> dict[str, Any]:
         "file": case.file,
         "line": case.line,
         "duration_s": case.duration_s,
+        "score": case.score,
         "failures": [_failure(failure) for failure in case.failures],
     }
 

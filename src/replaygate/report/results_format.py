@@ -106,6 +106,10 @@ def _minimum(error: ValidationError) -> str:
     return f"expected {_value(error)} or more, got {kind(_instance(error))}"
 
 
+def _maximum(error: ValidationError) -> str:
+    return f"expected {_value(error)} or less, got {kind(_instance(error))}"
+
+
 def _pattern(error: ValidationError) -> str:
     return f"expected a string matching {_value(error)}, got {kind(_instance(error))}"
 
@@ -117,5 +121,6 @@ _EXPLAIN: dict[str, Callable[[ValidationError], str]] = {
     "enum": _enum,
     "const": _const,
     "minimum": _minimum,
+    "maximum": _maximum,
     "pattern": _pattern,
 }

@@ -67,7 +67,8 @@ def _warning(warning: Problem) -> str:
 
 def _case(case: CaseResult, color: bool) -> str:
     known = ", known" if case.known else ""
-    text = f"{_safe(case_line(case))} (case {_safe(case.case_id)}{known})"
+    score = f", score {case.score:.2f}" if case.score is not None else ""
+    text = f"{_safe(case_line(case))} (case {_safe(case.case_id)}{known}{score})"
     return _paint(text, _YELLOW if case.known else _RED, color)
 
 

@@ -81,6 +81,7 @@ class CaseResult:
     reason: str | None = None  # why skipped, or why errored
     duration_s: float = 0.0
     known: bool = False  # a failure whose fingerprint the baseline accepts: reported, not fatal
+    score: float | None = None  # 0.0 to 1.0, for a scored case (an @isdk fixture)
 
     @property
     def passed(self) -> bool:

@@ -1,0 +1,298 @@
+"""@isdk fixtures: operators mapped onto ours, its two rule bugs not repeated, scoring, refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replaygate.cli import main
+from replaygate.report.json import load_results, render_json
+
+TOOL_TRACE = [
+    {"role": "user", "content": "Who is user 7?"},
+    {"role": "assistant", "tools": [
+        {"name": "search", "args": {"q": "user 7"}},
+        {"name": "get_user", "args": {"id": 7, "endpoint": "/api/v1/users"}, "result": {"n": 1}},
+    ]},
+    {"role": "assistant", "content": "  User 7 is Ada.  "},
+]  # fmt: skip
+
+
+def run(tmp_path: Path, fixture: str, results: Any) -> tuple[int, dict[str, Any]]:
+    isdk = tmp_path / "packs" / "agent" / "isdk"
+    isdk.mkdir(parents=True, exist_ok=True)
+    (isdk.parent / "pack.yaml").write_text('pack_id: "agent"\n', encoding="utf-8")
+    (isdk / "t.fixture.yaml").write_text(fixture, encoding="utf-8")
+    if results is not None:
+        (isdk / "t.results.json").write_text(json.dumps(results), encoding="utf-8")
+    out = tmp_path / "results.json"
+    code = main(["run", "--root", str(tmp_path), "--json", str(out), str(tmp_path / "packs")])
+    return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def one_case(tmp_path: Path, expect: str, output: Any = "ok", trace: Any = None) -> dict[str, Any]:
+    fixture = f"- title: t\n  expect:\n{expect}"
+    _, results = run(tmp_path, fixture, [{"output": output, "messages": trace or TOOL_TRACE}])
+    [case] = results["cases"]
+    return dict(case)
+
+
+def verdict(case: dict[str, Any]) -> tuple[str, list[tuple[int, str]]]:
+    return case["status"], [(f["line"], f["message"]) for f in case["failures"]]
+
+
+# --- the two @isdk rule bugs --------------------------------------------------------------
+
+
+def test_a_path_shaped_string_is_text_not_a_regex(tmp_path: Path) -> None:
+    """@isdk reads "/api/v1/users" as the regex /api/ with flags "v1/users" and errors."""
+    expect = "    tools:\n      - args: {endpoint: /api/v1/users}\n"
+    assert verdict(one_case(tmp_path, expect)) == ("passed", [])
+    other = [{"role": "assistant", "tools": [{"name": "x", "args": {"endpoint": "/api/v2"}}]}]
+    status, [(line, message)] = verdict(one_case(tmp_path, expect, trace=other))
+    assert (status, line) == ("failed", 4)
+    assert message.endswith("$.args.endpoint: '/api/v2' does not contain '/api/v1/users'")
+
+
+def test_a_regex_literal_is_a_regex_with_its_flags(tmp_path: Path) -> None:
+    expect = "    output: /^user 7 IS/i\n"
+    assert verdict(one_case(tmp_path, expect, output="  User 7 is Ada")) == ("passed", [])
+    _, [(_, message)] = verdict(one_case(tmp_path, expect, output="Ada is user 7"))
+    assert message == "'Ada is user 7' does not match '(?i)^user 7 IS'"
+
+
+def test_a_wrong_tool_with_matching_arguments_fails(tmp_path: Path) -> None:
+    """@isdk's OR in $contains leaks into the object's keys: any matching key passed."""
+    expect = "    tools:\n      - name: get_user\n        args: {id: 7}\n"
+    trace = [{"role": "assistant", "tools": [{"name": "delete_user", "args": {"id": 7}}]}]
+    status, [(line, message)] = verdict(one_case(tmp_path, expect, trace=trace))
+    assert (status, line) == ("failed", 4)
+    assert "closest is item 1 of 1: $.name: 'delete_user' does not contain 'get_user'" in message
+    assert verdict(one_case(tmp_path, expect))[0] == "passed"
+
+
+def test_contains_inside_or_keeps_objects_whole(tmp_path: Path) -> None:
+    expect = (
+        "    messages:\n      $or:\n"
+        "        - $contains: {role: assistant, tools: {$contains: {name: delete_user}}}\n"
+        "        - $contains: {role: system}\n"
+    )
+    assert verdict(one_case(tmp_path, expect))[0] == "failed"
+    passing = expect.replace("delete_user", "get_user")
+    assert verdict(one_case(tmp_path, passing))[0] == "passed"
+
+
+# --- matching rules -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("expect", "status"),
+    [
+        ("    output: ' Ada '\n", "passed"),  # trimmed substring
+        ("    output: ada\n", "failed"),  # case-sensitive
+        ("    output: {$eq: User 7 is Ada.}\n", "passed"),
+        ("    output: {$ne: User 7 is Ada.}\n", "failed"),
+        ("    output: {$not: /Bob/}\n", "passed"),
+        ("    output: {$and: [User, Ada]}\n", "passed"),
+        ("    output: {$and: [User, Bob]}\n", "failed"),
+        ("    output: {$in: [a, User 7 is Ada.]}\n", "passed"),
+        ("    output: {$nin: [a, User 7 is Ada.]}\n", "failed"),
+        ("    messages: {$first: {role: user}}\n", "passed"),
+        ("    messages: {$last: {role: user}}\n", "failed"),
+        ("    messages: {$nth: {$index: 1, role: assistant}}\n", "passed"),
+        ("    messages: {$each: {role: /^(user|assistant)$/}}\n", "passed"),
+        ("    messages: {$each: {role: user}}\n", "failed"),
+        ("    messages: {$all: [{role: user}, {content: Ada}]}\n", "passed"),
+        ("    messages: [{role: user}, {role: assistant}]\n", "passed"),  # positional
+        ("    messages: [{role: assistant}]\n", "failed"),
+        ("    messages: {$contains: {tools: {$contains: {args.id: 7}}}}\n", "passed"),  # path keys
+        ("    messages: {$contains: {content: {$exists: false}}}\n", "passed"),
+        ("    messages: {$each: {content: {$exists: true}}}\n", "failed"),
+        ("    tools: {$sequence: [{name: search}, {name: get_user}]}\n", "passed"),
+        ("    tools: {$sequence: [{name: get_user}, {name: search}]}\n", "failed"),
+        ("    tools: [{name: get_user, result: {n: 1}}]\n", "passed"),
+    ],
+)
+def test_operators(tmp_path: Path, expect: str, status: str) -> None:
+    case = one_case(tmp_path, expect, output="User 7 is Ada.")
+    assert case["status"] == status, case["failures"]
+
+
+@pytest.mark.parametrize(
+    ("expect", "status"),
+    [
+        ("    output: {n: {$gt: 3}}\n", "passed"),
+        ("    output: {n: {$gt: 4}}\n", "failed"),
+        ("    output: {n: {$gte: 4}}\n", "passed"),
+        ("    output: {n: {$lt: 4}}\n", "failed"),
+        ("    output: {n: {$lte: 4}}\n", "passed"),
+        ("    output: {n: 4}\n", "passed"),
+        ("    output: {n: '4'}\n", "failed"),  # 4 is not "4"
+        ("    output: {n: 4, extra: {$exists: false}}\n", "passed"),
+    ],
+)
+def test_numbers_and_objects(tmp_path: Path, expect: str, status: str) -> None:
+    assert one_case(tmp_path, expect, output={"n": 4, "m": [1]})["status"] == status
+
+
+@pytest.mark.parametrize(
+    ("strict", "output", "status"),
+    [
+        ("false", {"n": 4, "m": 1}, "passed"),
+        ("object", {"n": 4, "m": 1}, "failed"),
+        ("object", {"n": 4}, "passed"),
+        ("[array]", {"n": 4, "m": 1}, "passed"),
+        ("true", {"n": 4}, "passed"),
+    ],
+)
+def test_strict(tmp_path: Path, strict: str, output: Any, status: str) -> None:
+    fixture = f"- title: t\n  strict: {strict}\n  output: {{n: 4}}\n"
+    _, results = run(tmp_path, fixture, [{"output": output}])
+    assert results["cases"][0]["status"] == status
+
+
+# --- scoring ------------------------------------------------------------------------------
+
+SCORED = """\
+---
+scoring: true
+maxScore: 10
+passScore: 6
+---
+- title: scored
+  output: User
+  expect:
+    messages:
+      $contains: {role: assistant, content: Bob}
+      $score: 3
+    tools:
+      $all: [{name: search}]
+      $score: 7
+"""
+
+
+def test_score_splits_max_score_over_blocks_and_weights(tmp_path: Path) -> None:
+    _, results = run(tmp_path, SCORED, [{"output": "User 7", "messages": TOOL_TRACE}])
+    [case] = results["cases"]
+    # output block 1/2; expect block 1/2 split 3:7, messages failed -> 0.5 + 0.5 * 0.7
+    assert (case["status"], case["score"]) == ("passed", 0.85)
+    assert [f["locator"] for f in case["failures"]] == ["expect.messages:any_of"]
+
+
+def test_below_pass_score_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, results = run(tmp_path, SCORED, [{"output": "Nobody", "messages": TOOL_TRACE}])
+    assert (results["cases"][0]["status"], results["cases"][0]["score"]) == ("failed", 0.35)
+    assert "(case scored, score 0.35)" in capsys.readouterr().out
+
+
+def test_a_critical_failure_fails_whatever_the_score(tmp_path: Path) -> None:
+    fixture = SCORED.replace("$score: 3", "$meta: {score: 3, critical: true}")
+    _, results = run(tmp_path, fixture, [{"output": "User 7", "messages": TOOL_TRACE}])
+    assert (results["cases"][0]["status"], results["cases"][0]["score"]) == ("failed", 0.85)
+
+
+def test_without_scoring_any_failure_fails_and_the_score_is_reported(tmp_path: Path) -> None:
+    fixture = SCORED.replace("scoring: true", "scoring: false")
+    _, results = run(tmp_path, fixture, [{"output": "User 7", "messages": TOOL_TRACE}])
+    assert (results["cases"][0]["status"], results["cases"][0]["score"]) == ("failed", 0.85)
+
+
+def test_the_score_survives_the_json_round_trip(tmp_path: Path) -> None:
+    run(tmp_path, SCORED, [{"output": "User 7", "messages": TOOL_TRACE}])
+    text = (tmp_path / "results.json").read_text(encoding="utf-8")
+    loaded = load_results(text, shown="r.json")
+    assert loaded.cases[0].score == 0.85
+    assert render_json(loaded) == text
+
+
+# --- cases as golden cases ----------------------------------------------------------------
+
+
+def test_each_case_has_its_line_fingerprint_and_stable_id(tmp_path: Path) -> None:
+    fixture = (
+        "- title: a\n  output: x\n- output: y\n- title: a\n  output: z\n- output: w\n  skip: true\n"
+    )
+    code, results = run(tmp_path, fixture, [{"output": "x"}, {"output": "n"}, {"output": "z"}])
+    cases = [
+        (c["case_id"], c["status"], c["line"], bool(c["fingerprint"])) for c in results["cases"]
+    ]
+    assert cases == [
+        ("a", "passed", 1, False),
+        ("case 2", "failed", 3, True),
+        ("a #2", "passed", 4, False),
+        ("case 4", "skipped", 6, False),
+    ]
+    assert code == 1
+    assert results["cases"][1]["file"] == "packs/agent/isdk/t.fixture.yaml"
+    assert results["packs"][0]["contracts"] == 1
+
+
+def test_only_skips_the_other_cases(tmp_path: Path) -> None:
+    fixture = "- output: x\n- output: y\n  only: true\n"
+    _, results = run(tmp_path, fixture, [{"output": "x"}, {"output": "y"}])
+    assert [(c["status"], c["reason"]) for c in results["cases"]] == [
+        ("skipped", "another case has only: true"),
+        ("passed", None),
+    ]
+
+
+def test_not_inverts_the_case(tmp_path: Path) -> None:
+    fixture = "- title: n\n  not: true\n  output: error\n"
+    _, passed = run(tmp_path, fixture, [{"output": "fine"}])
+    assert passed["cases"][0]["status"] == "passed"
+    _, failed = run(tmp_path, fixture, [{"output": "an error"}])
+    assert (failed["cases"][0]["status"], failed["cases"][0]["classification"]) == (
+        "failed",
+        "unexpected_pass",
+    )
+
+
+def test_missing_results_are_recording_not_found(tmp_path: Path) -> None:
+    _, results = run(tmp_path, "- output: x\n", None)
+    assert results["cases"][0]["classification"] == "recording_not_found"
+    assert results["cases"][0]["score"] == 0.0
+
+
+# --- refusals: one line, the file and the line --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fixture", "results", "problem"),
+    [
+        ("- output: '{{name}}'\n", [], "t.fixture.yaml:1: templates ({{...}}) are not supported"),
+        ("- output: {$sort: {}}\n", [], "t.fixture.yaml:1: @isdk operator $sort is not supported"),
+        ("- output: {$eq: 1, a: 2}\n", [], ":1: an object mixes @isdk operators with fields"),
+        ("- output:\n    type: object\n", [], ":2: an object with a JSON type in 'type' is a JSON"),
+        ("- output: {/a/: 1}\n", [], ":1: regex keys (/a/) are not supported"),
+        ("- title: x\n", [], ":1: case 'x' has nothing to check: no output or expect"),
+        ("- expect: {diff: 1}\n", [], ":1: expect.diff is not supported"),
+        ("- output: x\n  outputSchema: {}\n", [], ":2: outputSchema (JSON Schema"),
+        ("---\noperators: [a.js]\n---\n- output: x\n", [], ":2: custom operators are not"),
+        ("- output: x\n  strict: diff\n", [], ":2: strict must be true, false"),
+        ("- output: x\n  maxScore: 0\n", [], ":2: maxScore must be a number above 0"),
+        ("- output: {$gt: x}\n", [], ":1: $gt takes a number"),
+        ("- output: !re /x/\n", [], ":1: YAML tag '!re' is not supported"),
+        ("---\n- a\n---\n- output: x\n", [], "t.fixture.yaml:2: the front matter must be a map"),
+        ("- output: x\n", {"a": 1}, "t.results.json: the results must be a JSON array"),
+        ("- output: x\n", [{}, {}], "t.results.json: 2 results for 1 cases"),
+    ],
+)
+def test_what_replaygate_cannot_honour_is_a_problem(
+    tmp_path: Path, fixture: str, results: Any, problem: str
+) -> None:
+    code, document = run(tmp_path, fixture, results)
+    lines = [f"{p['file']}:{p['line']}: {p['message']}" if p["line"] else
+             f"{p['file']}: {p['message']}" for p in document["problems"]]  # fmt: skip
+    assert code == 2
+    assert len(lines) == 1 and problem in lines[0], lines
+
+
+def test_a_bad_result_entry_errors_its_case_only(tmp_path: Path) -> None:
+    _, results = run(tmp_path, "- output: x\n- output: y\n", [{"messages": "hi"}, {"output": "y"}])
+    assert [c["status"] for c in results["cases"]] == ["error", "passed"]
+    assert results["cases"][0]["reason"] == (
+        "packs/agent/isdk/t.results.json (entry 1): messages must be a list of objects"
+    )
