@@ -103,7 +103,7 @@ def test_twelve_recordings_give_order_one_of_bounds_and_optional(tmp_path: Path)
     for fragment in [
         "tool: multi_tool_call\ntool_order: strict  # the same tools in the same order in all 12",
         "      - path: $.q  # confidence: high (12 samples)\n        exists: true\n"
-        "        type: string\n        one_of: [flights, trains, 'no']\n",
+        '        type: string\n        one_of: [flights, trains, "no"]\n',
         "        type: integer\n        gte: 5\n        lte: 16\n",
         "        each: {type: string}\n",
         "        gte: 1.0e-05\n",  # YAML 1.1 reads 1e-05 as text

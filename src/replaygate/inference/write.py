@@ -13,7 +13,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.representer import RoundTripRepresenter
-from ruamel.yaml.scalarstring import SingleQuotedScalarString
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from replaygate.inference.learn import Inferred, Rule, tier
 from replaygate.loading import yaml_reader
@@ -53,7 +53,7 @@ def yaml_io() -> YAML:
 def value_node(value: Any) -> Any:
     """``value`` ready to write: strings YAML 1.1 would misread are quoted, lists flow."""
     if isinstance(value, str):
-        return value if yaml_reader.reads_as_text(value) else SingleQuotedScalarString(value)
+        return value if yaml_reader.reads_as_text(value) else DoubleQuotedScalarString(value)
     if isinstance(value, float):
         return _Float(value)
     if isinstance(value, Mapping):
