@@ -229,3 +229,15 @@ def test_merge_refuses_to_change_a_hand_written_value(monkeypatch: pytest.Monkey
     monkeypatch.setattr(merge_module, "dump", lambda doc: HAND_WRITTEN.replace("^F-", "^G-"))
     with pytest.raises(PackError, match="merging would change how a hand-written value reads back"):
         merge(HAND_WRITTEN, inferred, [("a", "a.json")], shown="c.yaml")
+
+
+def test_merge_fills_a_list_left_empty(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, 2)
+    contract = root / "packs/trips/contracts/trip.yaml"
+    written = HAND_WRITTEN.split("expected_tool_calls:")[0].replace("multi_tool_call", "search")
+    empty = written + "expected_tool_calls:   # to do\n"
+    contract.write_text(empty, encoding="utf-8")
+    assert infer_cli(root, 2, "trip.yaml", "--merge") == 0
+    text = contract.read_text(encoding="utf-8")
+    assert "expected_tool_calls:   # to do\n  - name: search\n" in text
+    assert [c["status"] for c in run_packs(root, tmp_path)["cases"]] == ["passed"] * 2

@@ -296,3 +296,12 @@ def test_a_bad_result_entry_errors_its_case_only(tmp_path: Path) -> None:
     assert results["cases"][0]["reason"] == (
         "packs/agent/isdk/t.results.json (entry 1): messages must be a list of objects"
     )
+
+
+def test_validate_counts_a_fixture_file_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(tmp_path, "- output: x\n- output: y\n", [{"output": "x"}, {"output": "y"}])
+    capsys.readouterr()
+    assert main(["validate", "--root", str(tmp_path), str(tmp_path / "packs")]) == 0
+    assert capsys.readouterr().out == "1 packs, 1 contracts, 2 cases, 0 problems\n"

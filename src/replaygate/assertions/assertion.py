@@ -111,7 +111,7 @@ def _compile_check(
         # a value YAML read as a number, boolean or date: the reading is the whole story
         raise PackError(file, line, f"{name}: {hint}" if hint else str(exc)) from None
     if op.nested:
-        prepared = _compile_nested(prepared, value, f"{locator}:{name}", file, line)
+        prepared = _compile_nested(prepared, f"{locator}:{name}", file, line)
     return Check(name, value, prepared, line, _surprise(name, value, written, hint))
 
 
@@ -143,9 +143,7 @@ def _surprise(name: str, value: Any, written: Written, hint: str) -> Surprise | 
         return None  # written as text, the value would not be accepted either: no hint
 
 
-def _compile_nested(
-    items: list[Any], value: Any, locator: str, file: str, line: int
-) -> tuple[Assertion, ...]:
+def _compile_nested(items: list[Any], locator: str, file: str, line: int) -> tuple[Assertion, ...]:
     """The nested assertions of a composite, ``<locator>[i]`` each, on their own lines."""
     return tuple(
         compile_assertion(

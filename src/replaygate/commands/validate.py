@@ -46,7 +46,7 @@ def main(args: argparse.Namespace) -> int:
                     problems.append(f"{where(contract.file, case.line)}: case {case.id!r}: {found}")
     for problem in problems:
         print(terminal_safe(problem), file=sys.stderr)
-    contracts = sum(len(p.contracts) for p in loaded.packs)
+    contracts = sum(p.summary.contracts for p in loaded.packs)  # an @isdk file counts once
     cases = sum(len(c.golden_cases) for p in loaded.packs for c in p.contracts)
     print(
         f"{len(loaded.packs)} packs, {contracts} contracts, {cases} cases, {len(problems)} problems"

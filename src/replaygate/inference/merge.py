@@ -82,7 +82,9 @@ def _add_cases(doc: Any, cases: Sequence[GoldenCase]) -> int:
 
 def _section(node: Any, key: str) -> Any:
     """The list under ``key``, created (before golden_cases, or last) when absent."""
-    if node.get(key) is None:
+    if key in node and node[key] is None:  # `key:` left empty
+        node[key] = new_list()
+    elif key not in node:
         keys = list(node)
         at = (
             keys.index("golden_cases")
@@ -115,6 +117,8 @@ def _path_key(text: Any) -> Any:
 
 def _keeps(merged: Any, original: Any) -> bool:
     """Whether ``merged`` holds ``original`` unchanged, with only keys and items added."""
+    if original is None and isinstance(merged, list):
+        return True  # an empty key the merge filled
     if isinstance(original, dict):
         return isinstance(merged, dict) and all(
             key in merged and _keeps(merged[key], value) for key, value in original.items()
