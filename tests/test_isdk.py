@@ -305,3 +305,12 @@ def test_validate_counts_a_fixture_file_once(
     capsys.readouterr()
     assert main(["validate", "--root", str(tmp_path), str(tmp_path / "packs")]) == 0
     assert capsys.readouterr().out == "1 packs, 1 contracts, 2 cases, 0 problems\n"
+
+
+def test_one_case_of_a_fixture_file_runs_alone(tmp_path: Path) -> None:
+    run(tmp_path, "- title: a\n  output: x\n- title: b\n  output: y\n", [{"output": "x"}, {}])
+    target = f"{tmp_path}/packs/agent/isdk/t.fixture.yaml::a"
+    out = tmp_path / "one.json"
+    assert main(["run", "--root", str(tmp_path), "--json", str(out), target]) == 0
+    cases = json.loads(out.read_text(encoding="utf-8"))["cases"]
+    assert [(c["case_id"], c["status"]) for c in cases] == [("a", "passed")]

@@ -57,8 +57,8 @@ def main(args: argparse.Namespace) -> int:
     samples = read_samples(pack, args.recordings)
     inferred = infer(samples)
     action = _write(output, pack, inferred, golden_cases(samples), merge=args.merge)
-    level = tier(len(samples))
-    print(f"replaygate: {action} {output} from {len(samples)} recordings (confidence {level})",
+    count = f"{len(samples)} recording{'' if len(samples) == 1 else 's'}"
+    print(f"replaygate: {action} {output} from {count} (confidence {tier(len(samples))})",
           file=sys.stderr)  # fmt: skip
     return EXIT_OK
 
