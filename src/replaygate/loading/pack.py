@@ -40,8 +40,8 @@ class Pack:
 
     @property
     def summary(self) -> PackSummary:
-        files = {contract.path for contract in self.contracts}  # an @isdk file holds several
-        return PackSummary(self.pack_id, self.name, self.shown, len(files))
+        paths = {contract.path for contract in self.contracts}  # an @isdk file holds several
+        return PackSummary(self.pack_id, self.name, self.shown, len(paths))
 
 
 def validate(model: type[BaseModel], data: Any, shown: str) -> Any:
