@@ -290,11 +290,19 @@ def test_what_replaygate_cannot_honour_is_a_problem(
     assert len(lines) == 1 and problem in lines[0], lines
 
 
-def test_a_bad_result_entry_errors_its_case_only(tmp_path: Path) -> None:
-    _, results = run(tmp_path, "- output: x\n- output: y\n", [{"messages": "hi"}, {"output": "y"}])
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        ({"messages": "hi"}, "messages must be a list of objects"),
+        ({"output": "x", "error": "timeout"}, "unknown key 'error' (an executor result holds"),
+        ("x", "an executor result must be an object with output and messages"),
+    ],
+)
+def test_a_bad_result_entry_errors_its_case_only(tmp_path: Path, entry: Any, reason: str) -> None:
+    _, results = run(tmp_path, "- output: x\n- output: y\n", [entry, {"output": "y"}])
     assert [c["status"] for c in results["cases"]] == ["error", "passed"]
-    assert results["cases"][0]["reason"] == (
-        "packs/agent/isdk/t.results.json (entry 1): messages must be a list of objects"
+    assert results["cases"][0]["reason"].startswith(
+        f"packs/agent/isdk/t.results.json (entry 1): {reason}"
     )
 
 

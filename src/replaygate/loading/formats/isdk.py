@@ -134,6 +134,9 @@ def _case_input(entry: Any, where: str) -> CaseInput | str:
         return CaseInput({}, {}, None, (), where)
     if not isinstance(entry, Mapping):
         return f"{where}: an executor result must be an object with output and messages"
+    unknown = sorted(str(key) for key in entry if key not in ("output", "messages"))
+    if unknown:
+        return f"{where}: unknown key {unknown[0]!r} (an executor result holds output and messages)"
     messages = entry.get("messages", [])
     if not isinstance(messages, list) or not all(isinstance(m, Mapping) for m in messages):
         return f"{where}: messages must be a list of objects"
