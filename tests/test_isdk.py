@@ -200,6 +200,22 @@ def test_without_scoring_any_failure_fails_and_the_score_is_reported(tmp_path: P
     assert (results["cases"][0]["status"], results["cases"][0]["score"]) == ("failed", 0.85)
 
 
+@pytest.mark.parametrize(
+    ("output", "status", "score"),
+    [
+        ({"a": 1, "b": 2, "c": 0, "d": 4}, "passed", 0.75),  # three keys of four
+        ({"a": 1, "b": 0, "c": 0, "d": 0}, "failed", 0.25),
+        ("abcd", "failed", 0.0),  # not an object: nothing of it holds
+    ],
+)
+def test_an_object_scores_its_keys_in_equal_shares(
+    tmp_path: Path, output: Any, status: str, score: float
+) -> None:
+    fixture = "- scoring: true\n  passScore: 50\n  output: {a: 1, b: 2, c: 3, d: 4}\n"
+    _, results = run(tmp_path, fixture, [{"output": output}])
+    assert (results["cases"][0]["status"], results["cases"][0]["score"]) == (status, score)
+
+
 def test_the_score_survives_the_json_round_trip(tmp_path: Path) -> None:
     run(tmp_path, SCORED, [{"output": "User 7", "messages": TOOL_TRACE}])
     text = (tmp_path / "results.json").read_text(encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from replaygate.loading.contract import Scoring
+from replaygate.loading.contract import ScoredPart, Scoring
 from replaygate.results.model import Failure
 
 
@@ -20,20 +20,29 @@ def _under(failure: Failure, locator: str) -> bool:
 
 
 def score_case(scoring: Scoring, failures: Sequence[Failure]) -> Scored:
-    """The shares of the assertions without a failure; a failure outside them scores 0.
+    """The parts' shares, each earned whole or by the fraction of its children that hold;
+    a failure outside every part (no recording) scores 0.
 
     With a pass share, the case passes at that score unless a critical part failed;
     without one, it passes only with no failure at all.
     """
-    locators = [locator for locator, _ in scoring.shares]
-    if any(not any(_under(f, locator) for locator in locators) for f in failures):
+    if any(not any(_under(f, part.locator) for part in scoring.parts) for f in failures):
         return Scored(0.0, False)  # no recording, or a recorded error: nothing was checked
-    score = sum(share for locator, share in scoring.shares if not _failed(failures, locator))
+    score = sum(part.share * _earned(part, failures) for part in scoring.parts)
     score = round(min(max(float(score), 0.0), 1.0), 6)
     if scoring.pass_share is None:
         return Scored(score, not failures)
     critical = any(_failed(failures, locator) for locator in scoring.critical)
     return Scored(score, score >= scoring.pass_share - 1e-9 and not critical)
+
+
+def _earned(part: ScoredPart, failures: Sequence[Failure]) -> float:
+    mine = [f for f in failures if _under(f, part.locator)]
+    if not mine:
+        return 1.0
+    if not part.children or any(not any(_under(f, c) for c in part.children) for f in mine):
+        return 0.0  # the part failed as a whole (an object that is not one, a missing value)
+    return sum(not _failed(mine, child) for child in part.children) / len(part.children)
 
 
 def _failed(failures: Sequence[Failure], locator: str) -> bool:

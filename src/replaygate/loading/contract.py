@@ -35,14 +35,24 @@ class GoldenCase:
 
 
 @dataclass(frozen=True, slots=True)
+class ScoredPart:
+    """An assertion that earns ``share`` of the score: all of it when nothing under it fails,
+    else the fraction of its ``children`` (nested assertions, equal shares) that hold."""
+
+    locator: str
+    share: float
+    children: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Scoring:
-    """How a case scores (an @isdk fixture): each assertion a share of the score.
+    """How a case scores (an @isdk fixture): its parts' shares sum to 1.
 
     ``pass_share`` is the score a case needs to pass; None: passing means no failure at all.
     A failure under a ``critical`` assertion fails the case whatever its score.
     """
 
-    shares: tuple[tuple[str, float], ...]  # assertion locator -> share; the shares sum to 1
+    parts: tuple[ScoredPart, ...]
     critical: frozenset[str]
     pass_share: float | None
 

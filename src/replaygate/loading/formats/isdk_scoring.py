@@ -8,7 +8,7 @@ from typing import Any
 
 from replaygate.assertions.assertion import Assertion
 from replaygate.errors import PackError
-from replaygate.loading.contract import Scoring
+from replaygate.loading.contract import ScoredPart, Scoring
 from replaygate.loading.yaml_reader import YamlMap
 
 DEFAULT_MAX_SCORE = 100.0
@@ -33,13 +33,23 @@ def scoring(case: YamlMap, units: Sequence[Unit], file: str) -> Scoring:
     blocks: dict[str, list[Unit]] = {}
     for unit in units:
         blocks.setdefault(unit.assertion.locator.split(".")[0], []).append(unit)
-    shares = tuple(
-        (unit.assertion.locator, weight / len(blocks))
+    parts = tuple(
+        ScoredPart(unit.assertion.locator, weight / len(blocks), _children(unit.assertion))
         for members in blocks.values()
         for unit, weight in zip(members, _weights(members, max_score, file), strict=True)
     )
     critical = frozenset(u.assertion.locator for u in units if _critical(u.value))
-    return Scoring(shares, critical, pass_score / max_score if enabled else None)
+    return Scoring(parts, critical, pass_score / max_score if enabled else None)
+
+
+def _children(assertion: Assertion) -> tuple[str, ...]:
+    """The keys or items of an expected object or array (its nested assertions with a path),
+    or the members of an `$and`: @isdk scores them in equal shares."""
+    if len(assertion.checks) != 1 or assertion.checks[0].operator != "all_of":
+        return ()
+    nested = assertion.checks[0].prepared
+    located = [item for item in nested if item.path.text != "$"]
+    return tuple(item.locator for item in (located or nested))
 
 
 def _weights(units: Sequence[Unit], max_score: float, file: str) -> list[float]:
