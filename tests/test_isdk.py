@@ -186,6 +186,9 @@ def test_below_pass_score_fails(tmp_path: Path, capsys: pytest.CaptureFixture[st
     _, results = run(tmp_path, SCORED, [{"output": "Nobody", "messages": TOOL_TRACE}])
     assert (results["cases"][0]["status"], results["cases"][0]["score"]) == ("failed", 0.35)
     assert "(case scored, score 0.35)" in capsys.readouterr().out
+    summary = tmp_path / "summary.md"
+    main(["run", "--root", str(tmp_path), "--summary", str(summary), str(tmp_path / "packs")])
+    assert "| scored (score 0.35) |" in summary.read_text(encoding="utf-8")
 
 
 def test_a_critical_failure_fails_whatever_the_score(tmp_path: Path) -> None:

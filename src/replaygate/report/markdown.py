@@ -119,10 +119,11 @@ def _failures(result: RunResult) -> _Section:
 def _failure_row(case: CaseResult) -> str:
     classification = case.classification or ("error" if case.status is Status.ERROR else "")
     message = case_line(case, classification=False, fingerprint=False)
+    score = f" (score {case.score:.2f})" if case.score is not None else ""
     return _row(
         [
             markdown_cell(f"{case.pack}/{case.contract}"),
-            markdown_cell(case.case_id),
+            markdown_cell(case.case_id + score),
             markdown_cell(classification),
             markdown_cell(case.fingerprint or ""),
             markdown_cell(message),
