@@ -11,8 +11,8 @@ from replaygate.assertions.operators import (
     OPERATORS,
     CheckError,
     Sees,
-    expanded_size,
 )
+from replaygate.assertions.regex_size import _scanned_size, expanded_size
 from replaygate.assertions.values import MAX_REPR, short, strict_equal, suggestion
 
 
@@ -239,7 +239,32 @@ def test_the_documented_dialect_is_the_regex_module_from_validation_to_search(
     ],
 )
 def test_the_size_of_a_pattern_is_read_from_its_text(pattern: str, size: int) -> None:
-    assert expanded_size(pattern) == size
+    assert _scanned_size(pattern) == size
+
+
+@pytest.mark.parametrize(
+    ("pattern", "size"),
+    [
+        # verbose mode: "#" starts a comment, so the "(" after it is text, not a group
+        ("(?x)(?:(?:a{1000}#(\n){1000}#(\n){100}", 100_000_000),
+        ("(?x)(?:a{1000}#(\n){1000}", 1_000_000),
+        # a comment group ends at the first ")": the "(" inside it opens nothing
+        ("(?:a{1000}(?#(){1000}", 1_000_000),
+        ("\\p{L}(?:a{100}(?#(){1000})", 100_001),
+    ],
+)
+def test_comments_cannot_hide_a_repeat_from_the_size(pattern: str, size: int) -> None:
+    assert expanded_size(pattern) >= size
+
+
+def test_verbose_mode_with_syntax_re_cannot_read_is_refused() -> None:
+    with pytest.raises(ValueError, match="verbose mode"):
+        OPERATORS["regex"].prepare("(?x)\\p{L}(?:a{1000}#(\n){1000}")
+
+
+def test_a_pattern_whose_comments_hide_a_huge_repeat_is_too_large() -> None:
+    with pytest.raises(ValueError, match="too large: 100000000 elements"):
+        OPERATORS["regex"].prepare("(?x)(?:(?:a{1000}#(\n){1000}#(\n){100}")
 
 
 def test_regex_is_compiled_once_at_prepare() -> None:

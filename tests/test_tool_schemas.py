@@ -242,3 +242,29 @@ def test_a_cycle_taken_for_one_value_is_an_error_not_a_crash() -> None:
     }
     with pytest.raises(InvalidToolSchema, match="references recurse without end"):
         list(violations(schema, {"loop": 1, "v": "x"}))
+
+
+def test_additional_properties_sees_pattern_properties_in_our_dialect() -> None:
+    schema = {
+        "type": "object",
+        "patternProperties": {"^[[:alpha:]]+_note$": {"type": "string"}, "^\\p{Lu}$": {}},
+        "additionalProperties": False,
+    }
+    assert list(violations(schema, {"\u00e9t\u00e9_note": "x", "\u00c9": 1})) == []
+    (found,) = violations(schema, {"zz1": 2})
+    assert found.keyword == "additionalProperties"
+    assert found.message == (
+        "'zz1' does not match any of the regexes: '^[[:alpha:]]+_note$', '^\\\\p{Lu}$'"
+    )
+
+
+def test_additional_properties_keeps_jsonschemas_words() -> None:
+    schema = {"type": "object", "properties": {"a": {}}, "additionalProperties": False}
+    (found,) = violations(schema, {"a": 1, "c": 2, "b": 3})
+    assert found.message == "Additional properties are not allowed ('b', 'c' were unexpected)"
+
+
+def test_a_keyword_that_runs_re_on_our_dialect_errors_the_case() -> None:
+    schema = {"patternProperties": {"^\\p{L}+$": {}}, "unevaluatedProperties": False}
+    with pytest.raises(InvalidToolSchema, match="unevaluatedProperties is checked with"):
+        list(violations(schema, {"abc": 1}))

@@ -14,6 +14,7 @@ import regex
 
 from replaygate.assertions import composite
 from replaygate.assertions.mismatch import Env, Outcome
+from replaygate.assertions.regex_size import expanded_size
 from replaygate.assertions.values import is_number, non_json, short, strict_equal, suggestion
 
 REGEX_TIMEOUT_S = 0.25  # per search; a longer one is an "error" mismatch
@@ -119,75 +120,6 @@ def _pattern(value: Any) -> Any:
 @functools.lru_cache(maxsize=1024)
 def _compile_regex(pattern: str) -> regex.Pattern[str]:
     return regex.compile(pattern)
-
-
-_COUNTED = re.compile(r"\{(\d*)(?:,\d*)?\}")  # {m}, {m,}, {m,n}: `regex` copies the atom m times
-_GROUP_HEAD = re.compile(r"\?(?:P?<\w*>|<[=!]|[:=!>|]|[\w^-]*:?)")  # (?:, (?P<n>, (?<=, (?i:
-_BRACED_ESCAPES = frozenset("NpP")  # \N{WHITE SMILING FACE}, \p{L}: braces that repeat nothing
-
-
-def expanded_size(pattern: str) -> int:
-    """About how many elements ``regex.compile`` builds for ``pattern``, read from its text.
-
-    Counted repeats are copied at compile time (a{10**9} would take 260 GB), so the size is
-    judged before compiling. The reading errs high: an unusual construct can only count more.
-    """
-    sizes, last = [0], [0]  # per open group: its size so far, and the size of its last atom
-    position = 0
-    while position < len(pattern):
-        char = pattern[position]
-        repeat = _COUNTED.match(pattern, position) if char == "{" else None
-        if repeat:
-            count = max(int(repeat[1] or 0), 1)
-            sizes[-1] += last[-1] * (count - 1)
-            last[-1] *= count
-            position = repeat.end()
-        elif char == "(":
-            sizes.append(0)
-            last.append(0)
-            head = _GROUP_HEAD.match(pattern, position + 1)
-            position = head.end() if head else position + 1
-        elif char == ")" and len(sizes) > 1:
-            inner = sizes.pop()
-            last.pop()
-            sizes[-1] += inner
-            last[-1] = inner
-            position += 1
-        else:
-            position = _atom_end(pattern, position)
-            sizes[-1] += 1
-            last[-1] = 1
-    return sum(sizes)
-
-
-def _atom_end(pattern: str, start: int) -> int:
-    """Where the atom at ``start`` ends: an escape, a character class, or one character."""
-    if pattern[start] == "\\":
-        braced = pattern[start + 1 : start + 2] in _BRACED_ESCAPES
-        if braced and pattern.startswith("{", start + 2):
-            close = pattern.find("}", start + 3)
-            return len(pattern) if close < 0 else close + 1
-        return start + 2
-    if pattern[start] == "[":
-        return _class_end(pattern, start)
-    return start + 1
-
-
-def _class_end(pattern: str, start: int) -> int:
-    position = start + 1
-    position += pattern.startswith("^", position)
-    position += pattern.startswith("]", position)  # a leading ] is a member
-    while position < len(pattern):
-        if pattern[position] == "\\":
-            position += 2
-        elif pattern.startswith("[:", position):  # a POSIX class, [:alpha:]
-            close = pattern.find(":]", position + 2)
-            position = position + 1 if close < 0 else close + 2
-        elif pattern[position] == "]":
-            return position + 1
-        else:
-            position += 1
-    return len(pattern)
 
 
 # --- check: (actual, prepared, env) -> None or a message, actual value first -------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -73,7 +74,43 @@ def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: An
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
-_BOUNDED = {"pattern": _pattern, "patternProperties": _pattern_properties}
+def _additional_properties(
+    validator: Any, allowed: Any, instance: Any, schema: Any
+) -> Iterator[Any]:
+    """jsonschema's own, with the patternProperties keys searched in our dialect, one by one."""
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "object"):
+        return
+    properties, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
+    extras = sorted(
+        (key for key in instance if key not in properties)
+        if not patterns
+        else (
+            k for k in instance if k not in properties and not any(_search(p, k) for p in patterns)
+        )
+    )
+    if validator.is_type(allowed, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], allowed, path=extra)
+    elif allowed is False and extras:
+        shown = ", ".join(repr(extra) for extra in extras)
+        if patterns:
+            verb = "does" if len(extras) == 1 else "do"
+            listed = ", ".join(repr(pattern) for pattern in sorted(patterns))
+            yield ValidationError(f"{shown} {verb} not match any of the regexes: {listed}")
+        else:
+            verb = "was" if len(extras) == 1 else "were"
+            yield ValidationError(
+                f"Additional properties are not allowed ({shown} {verb} unexpected)"
+            )
+
+
+_BOUNDED = {
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +274,11 @@ def violations(
         raise InvalidToolSchema(f"unresolvable reference {str(exc.ref)[:200]!r}") from None
     except RecursionError:
         raise InvalidToolSchema(_RECURSES) from None
+    except re.error as exc:  # a keyword we do not take over (unevaluatedProperties) ran `re`
+        reason = (
+            f"unevaluatedProperties is checked with Python's re, which cannot read a pattern: {exc}"
+        )
+        raise InvalidToolSchema(f"invalid JSON Schema: {reason}") from None
     except BaseException as exc:
         # The recursion can also hit inside `referencing`'s Rust maps, which turn it into a
         # pyo3 PanicException: a BaseException, so it would escape every handler as a crash.
