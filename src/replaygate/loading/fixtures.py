@@ -99,6 +99,11 @@ def _read_checked(path: Path, shown: str, keys: Mapping[FixtureObject, frozenset
     raise PackError(errors[0].file, errors[0].line, errors[0].message, also=tuple(errors[1:]))
 
 
+def fixture_path(pack: Pack, contract: Contract, case: GoldenCase) -> Path:
+    """The fixture a golden case names. Raises PackError when it leaves its directory."""
+    return _fixture_path(pack, case.input_ref, contract.file, case.line)
+
+
 def load_case_input(pack: Pack, contract: Contract, case: GoldenCase) -> CaseInput | str:
     """The case's normalised input, or a one-line reason it cannot be evaluated."""
     if contract.case_inputs is not None:  # read with the contract (an @isdk fixture)
