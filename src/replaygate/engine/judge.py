@@ -36,7 +36,17 @@ def _observe(col: Collector, source: CaseInput) -> str | None:
     if response is None:
         col.add(
             Classification.RECORDING_NOT_FOUND,
-            f"no recording at {source.looked_in} and no response in the fixture",
+            f"no recording at {source.looked_in} and no response in the fixture; "
+            f"record it: {source.record_command}",
+            "recording",
+            ctx.case.line,
+        )
+        return None
+    if source.stale is not None:  # never judge an answer to another request
+        col.add(
+            Classification.RECORDING_STALE,
+            f"{source.looked_in} answers an older request ({source.stale}); "
+            f"refresh it: {source.record_command}",
             "recording",
             ctx.case.line,
         )
@@ -76,10 +86,12 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
     except CaseUndecidable as exc:
         return _result(ctx, Status.ERROR, started, reason=str(exc))
     if ctx.contract.scoring is None:
-        return _judge(ctx, col.failures, code, started, observed_ok=not col.failures)
-    scored = score_case(ctx.contract.scoring, col.failures)
-    result = _judge(ctx, col.failures, code, started, observed_ok=scored.passed)
-    return replace(result, score=scored.score)
+        result = _judge(ctx, col.failures, code, started, observed_ok=not col.failures)
+    else:
+        scored = score_case(ctx.contract.scoring, col.failures)
+        result = _judge(ctx, col.failures, code, started, observed_ok=scored.passed)
+        result = replace(result, score=scored.score)
+    return replace(result, notes=source.notes) if source.notes else result
 
 
 def _judge(
