@@ -158,3 +158,15 @@ def test_recorded_mode_opens_no_connection(
         ["run", "--provider", "openai", "--base-url", server.base_url, "packs"], tmp_path
     )
     assert live.returncode == 99 and "NETWORK: socket." in live.stderr
+
+
+def test_the_action_only_ever_runs_in_recorded_mode() -> None:
+    sys.path.insert(0, str(ROOT))
+    from entrypoint import arguments
+
+    from replaygate.github.env import read_inputs
+
+    inputs = read_inputs({"INPUT_PACKS": "packs --provider openai --base-url http://evil"})
+    argv = arguments(inputs)
+    assert argv[:2] == ["run", "packs"]
+    assert argv[-2:] == ["--provider", "recorded"]

@@ -37,11 +37,14 @@ class Part(StrEnum):
 
 def _integral(value: Any) -> Any:
     """Integral floats as integers (``0.0`` is ``0``), at any depth; bools stay bools."""
-    if type(value) is float and value.is_integer():
-        return int(value)
-    if isinstance(value, Mapping):
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return int(value) if value.is_integer() else value
+    if kind is dict or isinstance(value, Mapping):
         return {key: _integral(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
+    if kind is list or kind is tuple:
         return [_integral(item) for item in value]
     return value
 

@@ -61,16 +61,17 @@ class Redactor:
 
     def value(self, value: Any) -> Any:
         """A copy of a JSON value with every secret replaced by ``[redacted]``."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, Mapping):
+        kind = type(value)  # exact types first: this walks every recorded body
+        if kind is str:
+            return self.pattern.sub(REDACTED, value)
+        if kind is dict or isinstance(value, Mapping):
             return {
                 key: REDACTED if _SECRET_KEY.fullmatch(str(key)) else self.value(item)
                 for key, item in value.items()
             }
-        if isinstance(value, list | tuple):
+        if kind is list or kind is tuple:
             return [self.value(item) for item in value]
-        return value
+        return self.text(value) if isinstance(value, str) else value
 
 
 def _strings(value: Any) -> list[str]:
