@@ -41,6 +41,7 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: Any
+    at: float = 0.0  # time.monotonic() on arrival
 
 
 def chat_body(
@@ -189,9 +190,11 @@ class FakeProvider:
         self.script: deque[Reply] = deque()
         self.seen: list[Seen] = []
         self.violations: list[str] = []
+        self.answered: list[tuple[float, int]] = []  # (time.monotonic() when sent, status)
         self.lock = threading.Lock()
         self.calls: list[tuple[str, dict[str, Any]]] | None = None  # None: call the first tool
         self.content: str | None = None
+        self.delay_s = 0.0  # of the default replies
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -221,7 +224,7 @@ class FakeProvider:
             first = tools[0] if tools else {}
             name = first.get("name") or first.get("function", {}).get("name", "none")
             calls = [(name, {"city": "Bern"})]
-        return Reply(200, BODIES[self.provider](calls, self.content))
+        return Reply(200, BODIES[self.provider](calls, self.content), delay_s=self.delay_s)
 
     def _check(self, path: str, headers: dict[str, str], body: Any) -> None:
         wrong = []
@@ -257,7 +260,7 @@ class FakeProvider:
                 body = json.loads(raw) if raw else None
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 with fake.lock:
-                    fake.seen.append(Seen(self.path, headers, body))
+                    fake.seen.append(Seen(self.path, headers, body, time.monotonic()))
                     fake._check(self.path, headers, body)
                     reply = fake.script.popleft() if fake.script else fake._default(body)
                 time.sleep(reply.delay_s)
@@ -272,5 +275,7 @@ class FakeProvider:
                 self.end_headers()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(data)
+                with fake.lock:
+                    fake.answered.append((time.monotonic(), reply.status))
 
         return Handler

@@ -176,9 +176,11 @@ def test_refresh_records_every_selected_case(
     assert _record(tmp_path, server) == 0
     assert _record(tmp_path, server, "--mode", "refresh") == 0
     assert len(server.seen) == 4
+    capsys.readouterr()
     assert _record(tmp_path, server, "--mode", "refresh", "packs/p/contracts/c.yaml::other") == 0
     assert len(server.seen) == 5
-    assert "stale refreshed      1" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "recorded             1" in out and "stale refreshed      0" in out
 
 
 def test_a_failed_call_writes_nothing_and_says_why(
@@ -288,6 +290,27 @@ def test_jobs_with_rate_limits_record_every_case(
     assert len(server.seen) == 11
 
 
+def test_a_retry_after_holds_back_every_job(
+    tmp_path: Path, env: None, providers: Callable[..., FakeProvider]
+) -> None:
+    fixtures = {f"c{i}.json": _request_only(f"weather {i}?") for i in range(8)}
+    cases = "".join(
+        f"  - id: c{i}\n    input_ref: c{i}.json\n    expect_ok: true\n" for i in range(8)
+    )
+    contract = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
+    pack = make_pack(tmp_path, contract=contract, fixtures=fixtures)
+    server = providers("openai")
+    server.delay_s = 0.4  # the other jobs are busy when the 429 goes out
+    server.script.append(
+        Reply(429, error_body("openai", 429, "Rate limit reached"), {"Retry-After": "2"})
+    )
+    assert _record(tmp_path, server, "--jobs", "3") == 0
+    assert len(list((pack / "recordings").iterdir())) == 8
+    told = next(at for at, status in server.answered if status == 429)
+    # after the 429, nothing new starts until its Retry-After has passed, on any job
+    assert [s.at - told for s in server.seen if 0.3 < s.at - told < 1.9] == []
+
+
 def test_the_end_table_counts_tokens_per_model(
     tmp_path: Path,
     env: None,
@@ -342,3 +365,17 @@ def test_a_signal_stops_after_the_requests_in_flight(
     assert [p.name for p in (pack / "recordings").iterdir()] == ["ok.recording.json"]
     assert "not started" in out and f"stopped by {signal.Signals(sig).name}" in err
     assert "Traceback" not in err
+
+
+def test_a_recording_made_with_model_is_checked_with_the_same_model(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _pack(tmp_path)
+    assert _record(tmp_path, providers("openai"), "--model", "gpt-4.1") == 0
+    capsys.readouterr()
+    assert main(["run", "packs"]) == 1
+    assert "(model changed)" in capsys.readouterr().out
+    assert main(["run", "--model", "gpt-4.1", "packs"]) == 0

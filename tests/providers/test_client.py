@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -301,3 +302,51 @@ def test_invalid_arguments_are_kept_as_sent(providers: Start) -> None:
     body["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = '{"city": '
     server.script.append(Reply(200, body))
     assert call(server).response["tool_calls"][0]["arguments"] == '{"city": '
+
+
+PEER = Path(__file__).resolve().parents[1] / "data" / "providers"
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "start"),
+    [
+        (
+            "error-429-rate-limit.json",
+            "rate_limit",
+            "HTTP 429: This request would exceed your organization's rate limit",
+        ),
+        (
+            "error-400-invalid-request.json",
+            "invalid_request",
+            "HTTP 400: messages.0.content.1: unexpected `tool_use_id`",
+        ),
+    ],
+)
+def test_anthropic_error_bodies_as_the_sdk_recorded_them(
+    providers: Start, name: str, kind: str, start: str
+) -> None:
+    recorded = json.loads((PEER / name).read_text())
+    server = providers("anthropic")
+    server.script.append(
+        Reply(recorded["status_code"], recorded["body"], {"x-should-retry": "false"})
+    )
+    answer = call(server)
+    assert answer.error == kind
+    assert answer.response["error"]["message"].startswith(start)
+
+
+def test_a_retry_after_date_past_max_sleep_is_not_waited_for(providers: Start) -> None:
+    server = providers("anthropic")
+    server.script.append(
+        Reply(
+            429,
+            error_body("anthropic", 429, "busy"),
+            {"Retry-After": "Wed, 21 Oct 2099 07:28:00 GMT"},
+        )
+    )
+    answer = call(server, retries=2, retry_on=frozenset({RetryOn.RATE_LIMIT}), max_sleep_s=2.0)
+    assert answer.error == "rate_limit" and len(server.seen) == 1
+    assert (
+        "is longer than rate_limits.on_429.max_sleep_seconds 2"
+        in answer.response["error"]["message"]
+    )

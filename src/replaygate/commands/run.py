@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import os
 import sys
 from datetime import UTC, datetime
@@ -67,6 +68,7 @@ def _default_jobs() -> int:
 
 def main(args: argparse.Namespace) -> int:
     from replaygate.engine.runner import case_keys, run_packs
+    from replaygate.loading.fixtures import load_case_input
     from replaygate.loading.pack import load_packs
     from replaygate.loading.roots import root_lines
     from replaygate.loading.targets import command_targets
@@ -87,7 +89,9 @@ def main(args: argparse.Namespace) -> int:
         chosen = shard.select(case_keys(loaded.packs))
         select = chosen.__contains__
     if args.provider == "recorded":
-        result = run_packs(loaded, dict(os.environ), select, jobs=args.jobs or _default_jobs())
+        source = functools.partial(load_case_input, model=args.model)
+        jobs = args.jobs or _default_jobs()
+        result = run_packs(loaded, dict(os.environ), select, jobs=jobs, source=source)
     else:
         result = _run_live(args, loaded, select)
     meta = dict(result.meta)

@@ -18,7 +18,7 @@ from urllib3.exceptions import MaxRetryError, ReadTimeoutError
 from replaygate.providers.prompt import Prompt
 from replaygate.providers.redact import Redactor
 from replaygate.providers.response import MalformedResponse
-from replaygate.providers.transport import Policy, retry_after, session_for
+from replaygate.providers.transport import Policy, RateGate, retry_after, session_for
 from replaygate.providers.wire import WIRES, ProviderName
 
 MESSAGE_LIMIT = 1000
@@ -68,11 +68,12 @@ class Provider:
     redactor: Redactor
     _sessions: dict[Policy, requests.Session] = field(default_factory=dict)
     _lock: Lock = field(default_factory=Lock)
+    _gate: RateGate = field(default_factory=RateGate)
 
     def _session(self, policy: Policy) -> requests.Session:
         with self._lock:
             if policy not in self._sessions:
-                self._sessions[policy] = session_for(policy, self.base_url)
+                self._sessions[policy] = session_for(policy, self.base_url, self._gate)
             return self._sessions[policy]
 
     def call(self, prompt: Prompt, policy: Policy) -> Answer:
@@ -80,6 +81,7 @@ class Provider:
         wire = WIRES[self.name]
         body = wire.build(prompt)
         headers = wire.headers(self.key) if self.key else {}
+        self._gate.wait()
         try:
             reply = self._session(policy).post(
                 self.base_url.rstrip("/") + wire.path,

@@ -116,11 +116,11 @@ def _record(
     if not model:
         raise _Skip(Outcome.FAILED, "no model: set model_id, default_model or --model")
     request = fixture.get("request")
-    outcome = Outcome.REFRESHED
-    if options.mode is RecordMode.RECORD_NEW:
-        outcome = _existing(item, fixture, model)
-        if outcome is Outcome.UNCHANGED:
+    outcome = _existing(item, fixture, model)
+    if outcome is Outcome.UNCHANGED:
+        if options.mode is RecordMode.RECORD_NEW:
             raise _Skip(Outcome.UNCHANGED, model=model)
+        outcome = Outcome.RECORDED  # refresh: recorded again
     answer = provider.call(prompt_of(request, model), policy_of(item.contract))
     if answer.error is not None:
         message = answer.response["error"]["message"]

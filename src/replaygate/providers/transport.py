@@ -7,7 +7,11 @@ configured base URL.
 
 from __future__ import annotations
 
+import email.utils
+import threading
+import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -61,21 +65,56 @@ def policy_of(contract: Contract) -> Policy:
     )
 
 
-class _Retry(Retry):
-    """Gives up, rather than sleep longer than ``max_sleep`` on a Retry-After."""
+class RateGate:
+    """Shared by the requests in flight: when one is told to wait (a 429's Retry-After),
+    the others start nothing new until that time either."""
 
-    def __init__(self, *args: Any, max_sleep: float = 60.0, **kwargs: Any) -> None:
+    def __init__(self) -> None:
+        self._until = 0.0
+        self._lock = threading.Lock()
+
+    def hold(self, seconds: float) -> None:
+        with self._lock:
+            self._until = max(self._until, time.monotonic() + seconds)
+
+    def wait(self) -> None:
+        while True:
+            with self._lock:
+                delay = self._until - time.monotonic()
+            if delay <= 0:
+                return
+            time.sleep(delay)
+
+
+class _Retry(Retry):
+    """Gives up, rather than sleep longer than ``max_sleep`` on a Retry-After; tells the
+    gate when it waits one out."""
+
+    def __init__(
+        self, *args: Any, max_sleep: float = 60.0, gate: RateGate | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.max_sleep = max_sleep
+        self.gate = gate
 
     def new(self, **kw: Any) -> _Retry:
         kw.setdefault("max_sleep", self.max_sleep)
+        kw.setdefault("gate", self.gate)
         return super().new(**kw)
+
+    def sleep_for_retry(self, response: Any) -> bool:
+        after = self.get_retry_after(response)
+        if after and self.gate is not None:
+            self.gate.hold(after)
+        return super().sleep_for_retry(response)
+
+    def get_retry_after(self, response: Any) -> float | None:
+        return retry_after(response.headers.get("Retry-After"))
 
     def increment(self, *args: Any, **kwargs: Any) -> _Retry:
         response = kwargs.get("response")
         if response is not None and self.respect_retry_after_header:
-            after = retry_after(response.headers.get("Retry-After"))
+            after = self.get_retry_after(response)
             if after is not None and after > self.max_sleep:
                 # urllib3 only names the pool in the message: None is fine there
                 raise MaxRetryError(kwargs.get("_pool"), kwargs.get("url") or "", None)  # type: ignore[arg-type]
@@ -83,13 +122,20 @@ class _Retry(Retry):
 
 
 def retry_after(value: str | None) -> float | None:
-    """Retry-After in seconds (a number of seconds; HTTP dates are read as unknown)."""
-    if value is None or not value.strip().isdigit():
+    """Retry-After in seconds from now: a number of seconds or an HTTP date; None when absent
+    or unreadable (then the backoff applies)."""
+    text = (value or "").strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
         return None
-    return float(value.strip())
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
-def _retry(policy: Policy) -> _Retry:
+def _retry(policy: Policy, gate: RateGate) -> _Retry:
     statuses: set[int] = set()
     if RetryOn.RATE_LIMIT in policy.retry_on:
         statuses.add(429)
@@ -111,12 +157,13 @@ def _retry(policy: Policy) -> _Retry:
         backoff_max=policy.max_sleep_s,
         respect_retry_after_header=policy.respect_retry_after,
         max_sleep=policy.max_sleep_s,
+        gate=gate,
     )
 
 
-def session_for(policy: Policy, base_url: str) -> requests.Session:
+def session_for(policy: Policy, base_url: str, gate: RateGate) -> requests.Session:
     """A Session that retries by ``policy`` and reads nothing from the environment."""
     session = requests.Session()
     session.trust_env = False  # no proxies, .netrc credentials or CA overrides from env
-    session.mount(base_url, HTTPAdapter(max_retries=_retry(policy)))
+    session.mount(base_url, HTTPAdapter(max_retries=_retry(policy, gate)))
     return session
