@@ -100,23 +100,29 @@ def test_a_live_answer_that_breaks_the_contract_fails(
 
 
 def test_live_errors_are_classified_and_allowed_errors_apply(
-    tmp_path: Path, providers: Callable[..., FakeProvider], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     _pack(tmp_path)
     server = providers("openai")
     server.script.extend(
         [
             Reply(429, error_body("openai", 429, "Rate limit reached for requests")),
-            Reply(500, error_body("openai", 500, "The server had an error")),
+            Reply(401, error_body("openai", 401, f"Incorrect API key provided: {KEY}.")),
         ]
     )
     code, result = _live(tmp_path, server, monkeypatch)
     statuses = {c["case_id"]: (c["status"], c["classification"]) for c in result["cases"].values()}
     assert sorted(v for k, v in statuses.items() if k in ("ok", "live_only")) == [
-        ("failed", "provider_error"),
+        ("failed", "auth_error"),
         ("skipped", "rate_limit"),
     ]
     assert code == 1
+    written = (tmp_path.parent / f"{tmp_path.name}-live.json").read_text()
+    assert "Incorrect API key provided: [redacted]." in written
+    assert KEY not in written and KEY not in capsys.readouterr().out
 
 
 # An audit hook that ends the process on any attempt to resolve a name or open a connection.

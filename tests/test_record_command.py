@@ -379,3 +379,50 @@ def test_a_recording_made_with_model_is_checked_with_the_same_model(
     assert main(["run", "packs"]) == 1
     assert "(model changed)" in capsys.readouterr().out
     assert main(["run", "--model", "gpt-4.1", "packs"]) == 0
+
+
+def test_a_run_killed_at_any_moment_leaves_each_recording_old_or_new(
+    tmp_path: Path, env: None, providers: Callable[..., FakeProvider]
+) -> None:
+    fixtures = {f"c{i}.json": _request_only(f"weather {i}?") for i in range(30)}
+    cases = "".join(
+        f"  - id: c{i}\n    input_ref: c{i}.json\n    expect_ok: true\n" for i in range(30)
+    )
+    contract = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
+    pack = make_pack(tmp_path, contract=contract, fixtures=fixtures)
+    server = providers("openai")
+    assert _record(tmp_path, server) == 0
+    old = {p.name: p.read_text() for p in (pack / "recordings").iterdir()}
+    server.content, server.delay_s = "new answer", 0.02
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "replaygate.cli",
+            "record",
+            "--provider",
+            "openai",
+            "--base-url",
+            server.base_url,
+            "--mode",
+            "refresh",
+            "--jobs",
+            "4",
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    while len(server.seen) < 45:  # killed in the middle of the refresh
+        assert proc.poll() is None
+        time.sleep(0.01)
+    proc.kill()
+    proc.wait()
+    recordings = {p.name: p.read_text() for p in (pack / "recordings").glob("*.recording.json")}
+    assert sorted(recordings) == sorted(old)
+    kinds = set()
+    for name, text in recordings.items():
+        jsonschema.validate(json.loads(text), SCHEMA)  # whole, never torn
+        kinds.add("new" if '"new answer"' in text else "old" if text == old[name] else "?")
+    assert "?" not in kinds and "old" in kinds  # (cases not yet sent keep theirs)
