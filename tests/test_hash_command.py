@@ -88,6 +88,8 @@ def test_one_case_can_be_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     make_pack(tmp_path)
     monkeypatch.chdir(tmp_path)
     assert main(["hash", "--check", "packs/p/contracts/c.yaml::ok"]) == 1
+    assert main(["hash", "--check", "packs/p::ok"]) == 1  # a pack directory
+    assert main(["hash", "--check", "packs::ok"]) == 1  # a folder of packs
     assert main(["hash", "--check", "packs/p/contracts/c.yaml::nope"]) == 2
 
 
