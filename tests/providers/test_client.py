@@ -350,3 +350,53 @@ def test_a_retry_after_date_past_max_sleep_is_not_waited_for(providers: Start) -
         "is longer than rate_limits.on_429.max_sleep_seconds 2"
         in answer.response["error"]["message"]
     )
+
+
+def test_user_and_metadata_are_sent_though_identity_leaves_them_out(providers: Start) -> None:
+    server = providers("openai")
+    call(
+        server,
+        {**REQUEST, "user": "u-1", "metadata": {"run": "7"}, "stream": False, "request_id": "r"},
+    )
+    body = server.seen[0].body
+    assert (body["user"], body["metadata"]) == ("u-1", {"run": "7"})
+    assert "stream" not in body and "request_id" not in body
+
+
+@pytest.mark.parametrize("name", ["openai", "openai-responses", "anthropic"])
+def test_a_refusal_is_normalised(providers: Start, name: str) -> None:
+    server = providers(name)
+    text = "I can't help with that."
+    bodies = {
+        "openai": {**server._default(REQUEST).body},
+        "openai-responses": {
+            "object": "response",
+            "status": "completed",
+            "model": "gpt-5.4",
+            "output": [
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "refusal", "refusal": text}],
+                }
+            ],
+        },
+        "anthropic": {
+            "type": "message",
+            "model": "claude",
+            "stop_reason": "refusal",
+            "content": [{"type": "text", "text": text}],
+            "usage": {},
+        },
+    }
+    if name == "openai":
+        message = bodies["openai"]["choices"][0]["message"]
+        message.update(content=None, tool_calls=None, refusal=text)
+        bodies["openai"]["choices"][0]["finish_reason"] = "stop"
+    server.script.append(Reply(200, bodies[name]))
+    response = call(server).response
+    assert (response["refusal"], response["finish_reason"], response["tool_calls"]) == (
+        text,
+        "refusal",
+        [],
+    )

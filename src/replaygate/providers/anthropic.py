@@ -30,6 +30,7 @@ _SETTINGS = {
     "top_k": "top_k",
     "max_tokens": "max_tokens",
     "stop": "stop_sequences",
+    "metadata": "metadata",
 }
 _FINISH: dict[Any, FinishReason] = {
     "end_turn": FinishReason.STOP,

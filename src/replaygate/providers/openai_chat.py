@@ -20,6 +20,8 @@ _SETTINGS = {
     "top_p": "top_p",
     "max_tokens": "max_completion_tokens",
     "parallel_tool_calls": "parallel_tool_calls",
+    "user": "user",
+    "metadata": "metadata",
     "stop": "stop",
     "seed": "seed",
     "presence_penalty": "presence_penalty",

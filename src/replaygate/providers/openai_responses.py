@@ -28,6 +28,8 @@ _SETTINGS = {
     "top_p": "top_p",
     "max_tokens": "max_output_tokens",
     "parallel_tool_calls": "parallel_tool_calls",
+    "user": "user",
+    "metadata": "metadata",
 }
 _INCOMPLETE: dict[Any, FinishReason] = {
     "max_output_tokens": FinishReason.LENGTH,

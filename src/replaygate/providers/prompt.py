@@ -15,6 +15,10 @@ from typing import Any
 
 from replaygate.loading.identity import normalized_request
 
+# Of identity's volatile members, these are request parameters and are sent; the others
+# (stream: false, stream_options, request_id, timestamp, created) are bookkeeping, never sent.
+SENT_VOLATILE = ("user", "metadata")
+
 
 class UnsupportedRequest(ValueError):
     """The fixture's request holds something the chosen provider cannot express."""
@@ -41,6 +45,8 @@ def prompt_of(request: Any, model: str) -> Prompt:
     Raises FixtureShapeError (the request's shape) or UnsupportedRequest.
     """
     normalized = normalized_request(request, model)
+    if isinstance(request, Mapping) and request.get("stream"):
+        raise UnsupportedRequest("request.stream: answers are recorded whole; remove it")
     messages = normalized["messages"]
     for index, message in enumerate(messages):
         if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
@@ -50,8 +56,15 @@ def prompt_of(request: Any, model: str) -> Prompt:
         _system_texts(normalized["system"]),
         [dict(m) for m in messages],
         normalized["tools"],
-        dict(normalized["settings"]),
+        {**normalized["settings"], **_passed_on(request)},
     )
+
+
+def _passed_on(request: Any) -> dict[str, Any]:
+    """Volatile members that are sent all the same (identity leaves them out)."""
+    if not isinstance(request, Mapping):
+        return {}
+    return {key: request[key] for key in SENT_VOLATILE if key in request}
 
 
 def _system_texts(system: Any) -> tuple[str, ...]:
