@@ -120,7 +120,8 @@ def test_record_new_writes_valid_recordings_that_run_replays(
         )
     ]
     assert _record(tmp_path, server) == 0
-    out = capsys.readouterr().out
+    printed = capsys.readouterr()
+    out = printed.out + printed.err
     assert "recorded packs/p/contracts/c.yaml::ok" in out
     assert (
         "skipped packs/p/contracts/c.yaml::offline_only: provider_modes excludes live calls" in out
@@ -138,7 +139,8 @@ def test_record_new_writes_valid_recordings_that_run_replays(
     assert recording["response"]["content"] == "echo: [redacted] [redacted]"
     assert recording["response"]["tool_calls"][0]["arguments"]["token"] == "[redacted]"
     assert main(["run", "packs"]) == 0  # recorded mode replays them
-    _no_canary_anywhere(tmp_path, out + capsys.readouterr().out)
+    after = capsys.readouterr()
+    _no_canary_anywhere(tmp_path, out + after.out + after.err)
 
 
 def test_record_new_leaves_fresh_recordings_and_refreshes_stale_ones(
@@ -194,7 +196,8 @@ def test_a_failed_call_writes_nothing_and_says_why(
     message = f"Incorrect API key provided: {KEY}."
     server.script.extend([Reply(401, error_body("openai", 401, message))] * 2)
     assert _record(tmp_path, server) == 1
-    out = capsys.readouterr().out
+    printed = capsys.readouterr()
+    out = printed.out + printed.err
     assert (
         "failed packs/p/contracts/c.yaml::ok: auth_error: HTTP 401: "
         "Incorrect API key provided: [redacted]." in out
