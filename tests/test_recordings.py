@@ -132,8 +132,12 @@ def test_an_old_recording_is_a_warning_not_a_failure(
     _record(pack, data["request"], when=datetime.now(UTC) - timedelta(days=45))
     code, case, out = _run(tmp_path, capsys)
     assert (code, case["status"]) == (0, "passed")
-    assert "warning: packs/p/recordings/ok.recording.json was recorded 45 days ago" in out
-    assert "(recordings.max_age_days: 30)" in out
+    assert (
+        "packs/p/recordings/ok.recording.json: warning: recorded 45 days ago, more than "
+        "recordings.max_age_days (30); refresh it: replaygate record --provider openai "
+        "--mode refresh packs/p/contracts/c.yaml::ok"
+    ) in out
+    assert "1 warning" in out
 
 
 def test_the_default_age_limit_is_90_days(
@@ -144,7 +148,9 @@ def test_the_default_age_limit_is_90_days(
     _record(pack, data["request"], when=datetime.now(UTC) - timedelta(days=89))
     assert "warning" not in _run(tmp_path, capsys)[2]
     _record(pack, data["request"], when=datetime.now(UTC) - timedelta(days=91))
-    assert "recorded 91 days ago (recordings.max_age_days: 90)" in _run(tmp_path, capsys)[2]
+    assert (
+        "recorded 91 days ago, more than recordings.max_age_days (90)" in _run(tmp_path, capsys)[2]
+    )
 
 
 def _older_recording(request: Any | None) -> dict[str, Any]:
@@ -184,7 +190,7 @@ def test_an_older_recording_without_a_request_passes_with_a_warning(
     (pack / "recordings" / "ok.recording.json").write_text(json.dumps(_older_recording(None)))
     _, case, out = _run(tmp_path, capsys)
     assert case["status"] == "passed"
-    assert "ok.recording.json holds no request, so a changed request cannot be noticed" in out
+    assert "ok.recording.json: warning: holds no request, so a changed request cannot" in out
 
 
 def test_a_malformed_recording_is_a_located_case_error(

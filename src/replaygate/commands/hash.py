@@ -34,8 +34,8 @@ def add_parser(sub: Any) -> None:
 def _fixtures(selected: list[Any]) -> tuple[dict[Path, str], list[str]]:
     """Each fixture the cases name, once, with its shown path; and fixtures that cannot be found."""
     from replaygate.errors import PackError
-    from replaygate.loading.fixtures import fixture_path
     from replaygate.loading.files import shown_path
+    from replaygate.loading.fixtures import fixture_path
 
     found: dict[Path, str] = {}
     problems: list[str] = []

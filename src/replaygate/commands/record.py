@@ -28,7 +28,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "paths",
         nargs="*",
-        default=["packs"],
+        default=[],
         metavar="PATH",
         help="packs, contract files, or PATH::CASE_ID for one case (default: packs)",
     )
@@ -150,12 +150,9 @@ def main(args: argparse.Namespace) -> int:
     refuse_untrusted_event(os.environ)
     provider = provider_setup(args, os.environ)  # a missing key stops here, before any request
     root = Path(args.root).resolve() if args.root else None
-    loaded, selected, missing = select_cases(
-        args.paths, cwd=Path.cwd(), root=root, now=datetime.now(UTC)
-    )
-    problems = [*loaded.problems, *missing]
-    if problems:
-        for problem in problems:
+    loaded, selected = select_cases(args.paths, cwd=Path.cwd(), root=root, now=datetime.now(UTC))
+    if loaded.problems:  # nothing is sent for a pack that does not load as it should
+        for problem in loaded.problems:
             print(terminal_safe(str(problem)), file=sys.stderr)
         return EXIT_CONFIG
     started = time.perf_counter()

@@ -122,5 +122,6 @@ def run_packs(
         loaded.problems,
         tuple(p.summary for p in loaded.packs),
         time.perf_counter() - started,
-        warnings=loaded.warnings,
+        # a recording's warning once, however many cases share it
+        warnings=(*loaded.warnings, *dict.fromkeys(n for case in cases for n in case.notes)),
     )

@@ -17,13 +17,13 @@ from typing import Any
 from replaygate.engine.judge import excluded_by_modes
 from replaygate.errors import PackError
 from replaygate.loading import json_reader
+from replaygate.loading.files import shown_path
 from replaygate.loading.fixtures import case_model, fixture_path, recording_path
 from replaygate.loading.identity import request_identity
 from replaygate.loading.normalize import FixtureShapeError
-from replaygate.loading.pack import shown_path
 from replaygate.loading.recording import parse_recording, staleness
 from replaygate.loading.selection import Selected
-from replaygate.loading.targets import SEPARATOR
+from replaygate.loading.targets import CASE_SEPARATOR
 from replaygate.providers.client import Provider
 from replaygate.providers.prompt import UnsupportedRequest, prompt_of
 from replaygate.providers.store import recording_document, write_recording
@@ -94,7 +94,7 @@ def _existing(item: Selected, fixture: Mapping[str, Any], model: str) -> Outcome
 
 
 def record_case(item: Selected, provider: Provider, options: RecordOptions) -> CaseOutcome:
-    target = f"{item.contract.file}{SEPARATOR}{item.case.id}"
+    target = f"{item.contract.file}{CASE_SEPARATOR}{item.case.id}"
     try:
         return CaseOutcome(target, *_record(item, provider, options))
     except _Skip as skip:
@@ -151,7 +151,7 @@ def record_all(
 
     def one(item: Selected) -> CaseOutcome:
         if stop.is_set():
-            target = f"{item.contract.file}{SEPARATOR}{item.case.id}"
+            target = f"{item.contract.file}{CASE_SEPARATOR}{item.case.id}"
             return CaseOutcome(target, Outcome.NOT_STARTED)
         outcome = record_case(item, provider, options)
         progress(outcome)

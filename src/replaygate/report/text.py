@@ -14,7 +14,6 @@ from replaygate.results.model import CaseResult, Problem, RunResult, Status
 from replaygate.results.verdict import run_fails
 
 _LINE_LIMIT = 2000  # characters of one case line before escaping
-_NOTES_SHOWN = 10
 _RED, _YELLOW, _GREEN, _RESET = "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[0m"
 
 
@@ -27,17 +26,8 @@ def render_text(result: RunResult, *, color: bool = False) -> str:
         _paint(f"{count} skipped: {_safe(reason)}", _YELLOW, color)
         for reason, count in skip_reasons(result)
     ]
-    lines += [_paint(note, _YELLOW, color) for note in _notes(result)]
     lines.append(_paint(totals_phrase(result), _totals_colour(result), color))
     return "\n".join(lines) + "\n"
-
-
-def _notes(result: RunResult) -> list[str]:
-    notes = list(dict.fromkeys(note for case in result.cases for note in case.notes))
-    shown = [f"warning: {_safe(note)}" for note in notes[:_NOTES_SHOWN]]
-    if len(notes) > _NOTES_SHOWN:
-        shown.append(f"warning: and {len(notes) - _NOTES_SHOWN} more recordings like these")
-    return shown
 
 
 def _shown(case: CaseResult) -> bool:

@@ -84,7 +84,7 @@ class CaseResult:
     duration_s: float = 0.0
     known: bool = False  # a failure whose fingerprint the baseline accepts: reported, not fatal
     score: float | None = None  # 0.0 to 1.0, for a scored case (an @isdk fixture)
-    notes: tuple[str, ...] = ()  # warnings that do not fail the case (an old recording)
+    notes: tuple[Problem, ...] = ()  # warnings that do not fail the case (an old recording)
 
     @property
     def passed(self) -> bool:
