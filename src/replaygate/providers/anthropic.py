@@ -30,6 +30,9 @@ _SETTINGS = {
     "top_k": "top_k",
     "max_tokens": "max_tokens",
     "stop": "stop_sequences",
+    "stop_sequences": "stop_sequences",
+    "thinking": "thinking",
+    "service_tier": "service_tier",
     "metadata": "metadata",
 }
 _FINISH: dict[Any, FinishReason] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from replaygate.providers.prompt import Prompt, take, tool_choice
+from replaygate.providers.prompt import Prompt, UnsupportedRequest, take, tool_choice
 from replaygate.providers.response import (
     FinishReason,
     MalformedResponse,
@@ -28,6 +28,13 @@ _SETTINGS = {
     "frequency_penalty": "frequency_penalty",
     "response_format": "response_format",
     "reasoning_effort": "reasoning_effort",
+    "max_completion_tokens": "max_completion_tokens",
+    "n": "n",
+    "logit_bias": "logit_bias",
+    "logprobs": "logprobs",
+    "top_logprobs": "top_logprobs",
+    "store": "store",
+    "service_tier": "service_tier",
 }
 # Compatible servers (vLLM, Ollama, LiteLLM ...) know the older name of the token limit.
 _COMPATIBLE_SETTINGS = {**_SETTINGS, "max_tokens": "max_tokens"}
@@ -69,6 +76,8 @@ def build(prompt: Prompt, *, compatible: bool = False) -> dict[str, Any]:
         body["tool_choice"] = _choice(choice)
     provider = "openai-compatible" if compatible else "openai"
     body.update(take(settings, _COMPATIBLE_SETTINGS if compatible else _SETTINGS, provider))
+    if body.get("n", 1) != 1:
+        raise UnsupportedRequest("request.n: one answer is recorded per case; remove n")
     return body
 
 

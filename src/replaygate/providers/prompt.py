@@ -126,4 +126,9 @@ def take(settings: dict[str, Any], allowed: Mapping[str, str], provider: str) ->
     unknown = sorted(key for key in settings if key not in allowed)
     if unknown:
         raise UnsupportedRequest(f"request.{unknown[0]}: the {provider} provider cannot express it")
-    return {allowed[key]: value for key, value in settings.items()}
+    renamed: dict[str, Any] = {}
+    for key, value in settings.items():
+        if allowed[key] in renamed:  # max_tokens and max_completion_tokens, both given
+            raise UnsupportedRequest(f"request.{key}: given twice, as {allowed[key]}")
+        renamed[allowed[key]] = value
+    return renamed
