@@ -429,3 +429,20 @@ def test_a_run_killed_at_any_moment_leaves_each_recording_old_or_new(
         jsonschema.validate(json.loads(text), SCHEMA)  # whole, never torn
         kinds.add("new" if '"new answer"' in text else "old" if text == old[name] else "?")
     assert "?" not in kinds and "old" in kinds  # (cases not yet sent keep theirs)
+
+
+def test_a_fixture_with_a_misspelt_key_is_not_sent(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    data = _request_only()
+    data["requst"] = data.pop("request")
+    (pack / "golden" / "ok.json").write_text(json.dumps(data, indent=2))
+    server = providers("openai")
+    assert _record(tmp_path, server, "packs/p/contracts/c.yaml::ok") == 1
+    out = capsys.readouterr().out
+    assert "failed packs/p/contracts/c.yaml::ok: packs/p/golden/ok.json:" in out
+    assert "requst" in out and server.seen == []

@@ -18,7 +18,7 @@ from replaygate.engine.judge import excluded_by_modes
 from replaygate.errors import PackError
 from replaygate.loading import json_reader
 from replaygate.loading.files import shown_path
-from replaygate.loading.fixtures import case_model, fixture_path, recording_path
+from replaygate.loading.fixtures import case_model, fixture_path, read_fixture, recording_path
 from replaygate.loading.identity import request_identity
 from replaygate.loading.normalize import FixtureShapeError
 from replaygate.loading.recording import parse_recording, staleness
@@ -72,12 +72,9 @@ class _Skip(Exception):
 
 
 def fixture_of(item: Selected) -> tuple[dict[str, Any], str]:
-    path = fixture_path(item.pack, item.contract, item.case)
-    shown = shown_path(path, item.pack.root)
-    fixture = json_reader.load_json(path, shown=shown)
-    if not isinstance(fixture, dict):
-        raise PackError(shown, 1, "a fixture must be a JSON object")
-    return fixture, shown
+    """The case's fixture (keys checked, as `run` reads it) and its shown path."""
+    shown = shown_path(fixture_path(item.pack, item.contract, item.case), item.pack.root)
+    return read_fixture(item.pack, item.contract, item.case), shown
 
 
 def _existing(item: Selected, fixture: Mapping[str, Any], model: str) -> Outcome:
