@@ -9,8 +9,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from replaygate.github.env import DEFAULT_AUTHOR
 from replaygate.errors import ReplayGateError
+from replaygate.github.env import DEFAULT_AUTHOR
 from replaygate.report.files import write_atomic
 from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, exit_code
