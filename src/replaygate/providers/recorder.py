@@ -79,7 +79,7 @@ def fixture_of(item: Selected) -> tuple[dict[str, Any], str]:
 
 def _existing(item: Selected, fixture: Mapping[str, Any], model: str) -> Outcome:
     """RECORDED when there is no recording, REFRESHED when it is stale or unreadable."""
-    path, shown = recording_path(item.pack, item.case)
+    path, shown = recording_path(item.pack, item.case.input_ref)
     if not path.exists():
         return Outcome.RECORDED
     try:
@@ -131,7 +131,7 @@ def _record(
         body=answer.body,
         now=datetime.now(UTC),
     )
-    path, _ = recording_path(item.pack, item.case)
+    path, _ = recording_path(item.pack, item.case.input_ref)
     write_recording(path, document, provider.redactor, item.pack.redact)
     return outcome, "", model, answer.response.get("usage")
 
