@@ -55,7 +55,9 @@ def arguments(inputs: ActionInputs) -> list[str]:
         "--check-run": inputs.check_run,
         "--pr-comment": inputs.pr_comment,
     }
-    return argv + [flag for flag, wanted in flags.items() if wanted]
+    argv += [flag for flag, wanted in flags.items() if wanted]
+    # last, so that it wins: the action never calls a provider, whatever `packs` holds
+    return argv if inputs.merge else [*argv, "--provider", "recorded"]
 
 
 def main() -> int:

@@ -9,6 +9,7 @@ import pytest
 import requests
 
 from fake_github import FakeGitHub
+from fake_providers import FakeProvider
 from replaygate.github.api import GitHubApi
 
 
@@ -57,3 +58,19 @@ def github_api(github_server: FakeGitHub, github_sleeps: list[float]) -> Iterato
             jitter=lambda delay: delay,
             write_interval=0,
         )
+
+
+@pytest.fixture
+def providers() -> Iterator[Callable[..., FakeProvider]]:
+    """Start fake provider servers (FakeProvider(name)); stopped after the test, which fails
+    if any request broke the provider's wire format."""
+    started: list[FakeProvider] = []
+
+    def start(name: str) -> FakeProvider:
+        started.append(FakeProvider(name).start())
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
+    assert [v for s in started for v in s.violations] == []

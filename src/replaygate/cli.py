@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from replaygate import __version__
 from replaygate.errors import EXIT_BUG, ReplayGateError
 
-COMMANDS = ("run", "validate", "merge", "baseline", "infer")
+COMMANDS = ("run", "validate", "merge", "baseline", "infer", "hash", "record")
 
 
 class _Parser(argparse.ArgumentParser):

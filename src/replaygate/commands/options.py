@@ -5,13 +5,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from replaygate.errors import ReplayGateError
 from replaygate.github.env import DEFAULT_AUTHOR
 from replaygate.report.files import write_atomic
 from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, exit_code
+
+if TYPE_CHECKING:
+    from replaygate.providers.client import Provider
 
 SUMMARY_NOTE = "the JUnit and JSON result files"
 
@@ -97,3 +102,94 @@ def emit(
     else:
         out.write(render_text(result, color=out.isatty()))
     out.flush()
+
+
+def provider_option(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    """--provider and what a live provider needs: --base-url, --model, --api-key-env."""
+    from replaygate.providers.wire import ProviderName
+
+    names = ", ".join(str(name) for name in ProviderName)
+    group = parser.add_argument_group("provider")
+    group.add_argument(
+        "--provider",
+        required=required,
+        type=_provider if required else _provider_or_recorded,
+        default=None if required else "recorded",
+        metavar="NAME",
+        help=f"{names}"
+        + ("" if required else " (live: nothing is written), or recorded (default)"),
+    )
+    group.add_argument("--base-url", metavar="URL", help="the provider's API base URL")
+    group.add_argument("--model", metavar="M", help="send this model instead of the fixture's")
+    group.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="environment variable holding the API key (default: OPENAI_API_KEY, "
+        "ANTHROPIC_API_KEY; none for openai-compatible)",
+    )
+
+
+def _provider(text: str) -> str:
+    from replaygate.providers.wire import ProviderName
+
+    if text not in set(ProviderName):
+        valid = ", ".join(str(name) for name in ProviderName)
+        raise argparse.ArgumentTypeError(f"must be one of {valid}, got {text!r}")
+    return text
+
+
+def _provider_or_recorded(text: str) -> str:
+    return text if text == "recorded" else _provider(text)
+
+
+def provider_setup(args: argparse.Namespace, environ: Mapping[str, str]) -> Provider:
+    """The provider the options name, with its key; one clear line when something is missing."""
+    from urllib.parse import urlsplit
+
+    from replaygate.providers.client import Provider
+    from replaygate.providers.redact import Redactor
+    from replaygate.providers.wire import WIRES, ProviderName
+
+    name = ProviderName(args.provider)
+    wire = WIRES[name]
+    base = args.base_url or wire.base_url
+    if base is None:
+        raise ReplayGateError(f"--base-url is needed for {name}")
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ReplayGateError(f"--base-url {base!r} is not an http(s) URL")
+    key_env = args.api_key_env or wire.key_env
+    key = environ.get(key_env) if key_env else None
+    if key_env and not key:
+        raise ReplayGateError(f"{key_env} is not set: the {name} provider needs an API key")
+    return Provider(name, base, key, Redactor.build(environ, [key] if key else []))
+
+
+def refuse_untrusted_event(environ: Mapping[str, str]) -> None:
+    """Recording sends a key to a provider: never for code a fork's pull request controls."""
+    from replaygate.github.env import read_event
+
+    event = read_event(environ)
+    if event.name == "pull_request_target":
+        raise ReplayGateError(
+            "refusing to record on a pull_request_target event: it runs with the base "
+            "repository's secrets on a pull request's code"
+        )
+    if event.name.startswith("pull_request") and event.fork:
+        raise ReplayGateError(
+            "refusing to record on a pull request from a fork: its code must not get the API key"
+        )
+
+
+def progress_bar(total: int) -> tuple[Callable[[], None], Callable[[], None]]:
+    """A progress bar on stderr when it is a terminal (else nothing): tick, close."""
+    if not sys.stderr.isatty():
+        return (lambda: None), (lambda: None)
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="case", file=sys.stderr)
+
+    def tick() -> None:
+        bar.update(1)
+
+    return tick, bar.close

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from replaygate.commands.options import add_report_options, finish
+from replaygate.commands.options import (
+    add_report_options,
+    finish,
+    provider_option,
+    provider_setup,
+    refuse_untrusted_event,
+)
 
-PROVIDERS = ("recorded",)
 MAX_DEFAULT_JOBS = 8  # more processes than this rarely pay for their start-up
 
 
@@ -35,12 +41,6 @@ def add_parser(sub: Any) -> None:
         "from it (default: the nearest folder above the pack holding .git, else the pack's "
         "parent folder); PATH arguments stay relative to the current directory",
     )
-    parser.add_argument(
-        "--provider",
-        choices=PROVIDERS,
-        default="recorded",
-        help="where responses come from (only 'recorded' for now)",
-    )
     parser.add_argument("--shard", metavar="K/N", help="run only shard K of N (for a job matrix)")
     parser.add_argument(
         "--jobs",
@@ -50,6 +50,7 @@ def add_parser(sub: Any) -> None:
         help=f"processes that evaluate cases (default: one per CPU, at most {MAX_DEFAULT_JOBS}, "
         "for runs of 2000+ cases; smaller runs use one)",
     )
+    provider_option(parser, required=False)
     add_report_options(parser)
 
 
@@ -67,6 +68,7 @@ def _default_jobs() -> int:
 
 def main(args: argparse.Namespace) -> int:
     from replaygate.engine.runner import case_keys, run_packs
+    from replaygate.loading.fixtures import load_case_input
     from replaygate.loading.pack import load_packs
     from replaygate.loading.roots import root_lines
     from replaygate.loading.targets import command_targets
@@ -86,7 +88,12 @@ def main(args: argparse.Namespace) -> int:
     if shard is not None:
         chosen = shard.select(case_keys(loaded.packs))
         select = chosen.__contains__
-    result = run_packs(loaded, dict(os.environ), select, jobs=args.jobs or _default_jobs())
+    if args.provider == "recorded":
+        source = functools.partial(load_case_input, model=args.model)
+        jobs = args.jobs or _default_jobs()
+        result = run_packs(loaded, dict(os.environ), select, jobs=jobs, source=source)
+    else:
+        result = _run_live(args, loaded, select)
     meta = dict(result.meta)
     if shard is not None:
         meta["shard"] = {"index": shard.index, "count": shard.count}
@@ -94,3 +101,29 @@ def main(args: argparse.Namespace) -> int:
     if len(roots) == 1:  # the GitHub layer maps result paths from it to the workspace
         meta["root"] = roots.pop()
     return finish(dataclasses.replace(result, meta=meta), args)
+
+
+def _run_live(args: argparse.Namespace, loaded: Any, select: Any) -> Any:
+    """Live mode: the same contracts judged on fresh answers; no recording is written."""
+    from replaygate.commands.options import progress_bar
+    from replaygate.engine.runner import run_packs
+    from replaygate.loading.selection import Selected
+    from replaygate.providers.live import fetch_all
+
+    refuse_untrusted_event(os.environ)
+    provider = provider_setup(args, os.environ)
+    chosen = [
+        Selected(pack, contract, case)
+        for pack in loaded.packs
+        for contract in pack.contracts
+        for case in contract.golden_cases
+        if select is None or select((pack.pack_id, contract.path, case.id))
+    ]
+    tick, close = progress_bar(len(chosen))
+    try:
+        source = fetch_all(chosen, provider, args.model, args.jobs or 4, tick)
+    finally:
+        close()
+        provider.close()
+    result = run_packs(loaded, dict(os.environ), select, source=source, mode=args.provider)
+    return dataclasses.replace(result, meta={**result.meta, "provider": args.provider})

@@ -20,6 +20,7 @@ class CaseContext:
     case: GoldenCase
     env: Mapping[str, str]
     allowlisted: str | None = None  # the NR allowlist's reason, when the contract is listed
+    mode: str = "recorded"  # or the live provider's name
 
 
 class CaseUndecidable(Exception):

@@ -16,6 +16,7 @@ from replaygate.results.fingerprint import fingerprint
 from replaygate.results.model import CaseResult, Classification, Failure, Status
 
 RECORDED = "recorded"
+LIVE = "live"
 
 
 def _recorded_error(error: Any) -> tuple[str | None, str]:
@@ -36,7 +37,17 @@ def _observe(col: Collector, source: CaseInput) -> str | None:
     if response is None:
         col.add(
             Classification.RECORDING_NOT_FOUND,
-            f"no recording at {source.looked_in} and no response in the fixture",
+            f"no recording at {source.looked_in} and no response in the fixture; "
+            f"record it: {source.record_command}",
+            "recording",
+            ctx.case.line,
+        )
+        return None
+    if source.stale is not None:  # never judge an answer to another request
+        col.add(
+            Classification.RECORDING_STALE,
+            f"{source.looked_in} answers an older request ({source.stale}); "
+            f"refresh it: {source.record_command}",
             "recording",
             ctx.case.line,
         )
@@ -63,23 +74,37 @@ def _observe(col: Collector, source: CaseInput) -> str | None:
 def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
     """The outcome of one golden case; ``source`` is its loaded input or why it could not load."""
     started = time.perf_counter()
-    case = ctx.case
-    if case.provider_modes is not None and RECORDED not in case.provider_modes:
-        return _result(ctx, Status.SKIPPED, started, reason="provider_modes excludes 'recorded'")
-    if case.skip:
-        return _result(ctx, Status.SKIPPED, started, reason=case.skip)
+    excluded = excluded_by_modes(ctx.case.provider_modes, ctx.mode)
+    if excluded:
+        return _result(ctx, Status.SKIPPED, started, reason=excluded)
+    if ctx.case.skip:
+        return _result(ctx, Status.SKIPPED, started, reason=ctx.case.skip)
     if isinstance(source, str):
         return _result(ctx, Status.ERROR, started, reason=source)
+    if source.skip:
+        return _result(ctx, Status.SKIPPED, started, reason=source.skip)
     col = Collector(ctx)
     try:
         code = _observe(col, source)
     except CaseUndecidable as exc:
         return _result(ctx, Status.ERROR, started, reason=str(exc))
     if ctx.contract.scoring is None:
-        return _judge(ctx, col.failures, code, started, observed_ok=not col.failures)
-    scored = score_case(ctx.contract.scoring, col.failures)
-    result = _judge(ctx, col.failures, code, started, observed_ok=scored.passed)
-    return replace(result, score=scored.score)
+        result = _judge(ctx, col.failures, code, started, observed_ok=not col.failures)
+    else:
+        scored = score_case(ctx.contract.scoring, col.failures)
+        result = _judge(ctx, col.failures, code, started, observed_ok=scored.passed)
+        result = replace(result, score=scored.score)
+    return replace(result, notes=source.notes) if source.notes else result
+
+
+def excluded_by_modes(modes: tuple[str, ...] | None, mode: str) -> str | None:
+    """Why a case's provider_modes leave out ``mode`` (``recorded`` or a provider's name;
+    ``live`` in provider_modes covers every provider)."""
+    if modes is None:
+        return None
+    if mode == RECORDED:
+        return None if RECORDED in modes else "provider_modes excludes 'recorded'"
+    return None if LIVE in modes or mode in modes else "provider_modes excludes live calls"
 
 
 def _judge(

@@ -11,8 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from replaygate.engine.collector import CaseContext
-from replaygate.engine.judge import evaluate_case
-from replaygate.loading.fixtures import load_case_input
+from replaygate.engine.judge import RECORDED, evaluate_case
+from replaygate.loading.contract import Contract, GoldenCase
+from replaygate.loading.fixtures import CaseInput, load_case_input
 from replaygate.loading.pack import Loaded, Pack
 from replaygate.results.model import CaseResult, RunResult
 
@@ -20,6 +21,8 @@ PARALLEL_MIN_CASES = 2000  # below this, forking costs more than it saves
 CHUNK_CASES = 250
 CaseKey = tuple[str, str, str]  # pack_id, contract path within the pack, case id
 Select = Callable[[CaseKey], bool]
+# Where a case's input comes from: its files (recorded mode) or a live provider.
+Source = Callable[[Pack, Contract, GoldenCase], CaseInput | str]
 
 
 def case_keys(packs: Sequence[Pack]) -> list[CaseKey]:
@@ -30,23 +33,28 @@ def case_keys(packs: Sequence[Pack]) -> list[CaseKey]:
 class _Work:
     pack: Pack
     ctx: CaseContext
+    source: Source = load_case_input
 
 
-def _work(packs: Sequence[Pack], env: Mapping[str, str], select: Select | None) -> list[_Work]:
+def _work(
+    packs: Sequence[Pack], env: Mapping[str, str], select: Select | None, source: Source, mode: str
+) -> list[_Work]:
     work = []
     for pack in packs:
         for contract in pack.contracts:
             allowlisted = pack.allowlist.get(contract.path)
             for case in contract.golden_cases:
                 if select is None or select((pack.pack_id, contract.path, case.id)):
-                    ctx = CaseContext(pack.pack_id, pack.shown, contract, case, env, allowlisted)
-                    work.append(_Work(pack, ctx))
+                    ctx = CaseContext(
+                        pack.pack_id, pack.shown, contract, case, env, allowlisted, mode
+                    )
+                    work.append(_Work(pack, ctx, source))
     return work
 
 
 def _evaluate(item: _Work) -> CaseResult:
     ctx = item.ctx
-    return evaluate_case(ctx, load_case_input(item.pack, ctx.contract, ctx.case))
+    return evaluate_case(ctx, item.source(item.pack, ctx.contract, ctx.case))
 
 
 # What forked workers evaluate: set before the pool forks, so nothing is pickled but results.
@@ -87,10 +95,17 @@ def _evaluate_all(work: list[_Work], jobs: int) -> list[CaseResult]:
 
 
 def run_packs(
-    loaded: Loaded, env: Mapping[str, str], select: Select | None = None, *, jobs: int = 1
+    loaded: Loaded,
+    env: Mapping[str, str],
+    select: Select | None = None,
+    *,
+    jobs: int = 1,
+    source: Source = load_case_input,
+    mode: str = RECORDED,
 ) -> RunResult:
     """Evaluate every selected case of the loaded packs, in ``jobs`` processes where that pays.
 
+    ``mode`` is ``recorded`` or the live provider's name, for the cases' provider_modes.
     Results come back in pack, contract and case order whatever the number of jobs.
     """
     started = time.perf_counter()
@@ -99,7 +114,7 @@ def run_packs(
     gc.collect()
     gc.freeze()
     try:
-        cases = tuple(_evaluate_all(_work(loaded.packs, env, select), jobs))
+        cases = tuple(_evaluate_all(_work(loaded.packs, env, select, source, mode), jobs))
     finally:
         gc.unfreeze()
     return RunResult(
@@ -107,5 +122,6 @@ def run_packs(
         loaded.problems,
         tuple(p.summary for p in loaded.packs),
         time.perf_counter() - started,
-        warnings=loaded.warnings,
+        # a recording's warning once, however many cases share it
+        warnings=(*loaded.warnings, *dict.fromkeys(n for case in cases for n in case.notes)),
     )

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from replaygate.assertions.assertion import Assertion, compile_assertion
 from replaygate.errors import PackError
-from replaygate.loading.models import ContractModel
+from replaygate.loading.models import ContractModel, On429Model, RetriesModel, TimeoutsModel
 
 MULTI_TOOL = "multi_tool_call"
 
@@ -76,6 +76,10 @@ class Contract:
     # inputs read with the contract (an @isdk fixture's results), by case id: a CaseInput,
     # or why the case cannot be evaluated; None: each case names its fixture file
     case_inputs: Mapping[str, object] | None = None
+    # how live provider calls are made (no effect in recorded mode)
+    timeouts: TimeoutsModel = field(default_factory=TimeoutsModel)
+    retries: RetriesModel = field(default_factory=RetriesModel)
+    on_429: On429Model = field(default_factory=On429Model)
 
 
 def _lines(raw: Any) -> Mapping[Any, int]:
@@ -215,4 +219,7 @@ def compile_contract(
         golden_cases=_golden_cases(model, raw, file),
         allowed_errors=frozenset(model.allowed_errors),
         lines=dict(_lines(raw)),
+        timeouts=model.timeouts or TimeoutsModel(),
+        retries=model.retries or RetriesModel(),
+        on_429=(model.rate_limits.on_429 if model.rate_limits else None) or On429Model(),
     )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import shlex
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -14,7 +16,13 @@ from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixture_keys import key_problems
 from replaygate.loading.golden import input_base
-from replaygate.loading.models import FIXTURE_KEYS, RECORDING_KEYS, FixtureObject, format_loc
+from replaygate.loading.models import (
+    FIXTURE_KEYS,
+    RECORDED_KEYS,
+    RECORDING_KEYS,
+    FixtureObject,
+    format_loc,
+)
 from replaygate.loading.normalize import (
     FixtureShapeError,
     ToolCall,
@@ -22,6 +30,9 @@ from replaygate.loading.normalize import (
     normalize_response,
 )
 from replaygate.loading.pack import Pack
+from replaygate.loading.recording import Recording, age_days, parse_recording, staleness
+from replaygate.loading.targets import CASE_SEPARATOR
+from replaygate.results.model import Problem
 
 RECORDING_SUFFIX = ".recording.json"
 
@@ -35,6 +46,10 @@ class CaseInput:
     response: dict[str, Any] | None  # None: no recording and no embedded response
     calls: tuple[ToolCall, ...]
     looked_in: str  # where a recording was looked for, for recording_not_found
+    record_command: str = ""  # the command that records (or refreshes) this case
+    stale: str | None = None  # what changed since the recording was made
+    notes: tuple[Problem, ...] = ()  # warnings: an old recording, one that cannot be checked
+    skip: str | None = None  # why a live run leaves the case alone
 
 
 def _fixture_path(pack: Pack, input_ref: str, file: str, line: int | None) -> Path:
@@ -53,14 +68,21 @@ def _fixture_path(pack: Pack, input_ref: str, file: str, line: int | None) -> Pa
     )
 
 
-def _recording(pack: Pack, input_ref: str) -> tuple[Path | None, str]:
-    """The sidecar recording's path when one exists, and where it was looked for."""
+def fixture_path(pack: Pack, contract: Contract, case: GoldenCase) -> Path:
+    """The fixture a golden case names. Raises PackError when it leaves its directory."""
+    return _fixture_path(pack, case.input_ref, contract.file, case.line)
+
+
+def _recording_name(input_ref: str) -> str:
     ref = input_ref.replace("\\", "/")
-    name = (ref[: -len(".json")] if ref.endswith(".json") else ref) + RECORDING_SUFFIX
-    candidate = os.path.join(pack.recordings_dir, name)
-    shown = shown_path(candidate, pack.root)
-    if not os.path.lexists(candidate):
-        return None, shown
+    return (ref[: -len(".json")] if ref.endswith(".json") else ref) + RECORDING_SUFFIX
+
+
+def recording_path(pack: Pack, input_ref: str) -> tuple[Path, str]:
+    """Where the sidecar recording of a fixture lives (whether or not it exists), and how it
+    is shown. Raises PackError when the path would leave the recordings directory."""
+    name = _recording_name(input_ref)
+    shown = shown_path(os.path.join(pack.recordings_dir, name), pack.root)
     path = files.resolve_inside(
         pack.recordings_dir,
         name,
@@ -73,20 +95,70 @@ def _recording(pack: Pack, input_ref: str) -> tuple[Path | None, str]:
     return path, shown
 
 
-def _response(pack: Pack, input_ref: str, fixture: Mapping[str, Any]) -> tuple[Any, str]:
+def _recording(pack: Pack, input_ref: str) -> tuple[Path | None, str]:
+    """The sidecar recording's path when one exists, and where it was looked for."""
+    candidate = os.path.join(pack.recordings_dir, _recording_name(input_ref))
+    if not os.path.lexists(candidate):
+        return None, shown_path(candidate, pack.root)
+    return recording_path(pack, input_ref)
+
+
+def case_model(pack: Pack, fixture: Mapping[str, Any]) -> str:
+    """The model a case's request goes to: the fixture's model_id, else the pack's default."""
+    model = fixture.get("model_id")
+    return model if isinstance(model, str) and model else pack.default_model or ""
+
+
+def case_provider(pack: Pack, fixture: Mapping[str, Any]) -> str:
+    provider = fixture.get("provider")
+    return provider if isinstance(provider, str) and provider else pack.provider or "openai"
+
+
+def record_command(contract_file: str, case_id: str, provider: str, *, refresh: bool) -> str:
+    """The exact command line that records one case."""
+    mode = ["--mode", "refresh"] if refresh else []
+    target = f"{contract_file}{CASE_SEPARATOR}{case_id}"
+    return shlex.join(["replaygate", "record", "--provider", provider, *mode, target])
+
+
+def _notes(pack: Pack, recording: Recording, shown: str, command: str) -> tuple[Problem, ...]:
+    """Warnings about a recording that is judged all the same."""
+    if not recording.checkable:
+        message = f"holds no request, so a changed request cannot be noticed; record it: {command}"
+        return (Problem(shown, None, message),)
+    age = age_days(recording, datetime.now(UTC))
+    if age is not None and age > pack.max_age_days:
+        message = (
+            f"recorded {age} days ago, more than recordings.max_age_days "
+            f"({pack.max_age_days}); refresh it: {command}"
+        )
+        return (Problem(shown, None, message),)
+    return ()
+
+
+def _read_recording(pack: Pack, input_ref: str) -> tuple[Recording | None, str]:
     path, shown = _recording(pack, input_ref)
     if path is None:
-        return fixture.get("response"), shown
-    recording = _read_checked(path, shown, RECORDING_KEYS)
-    if not isinstance(recording, Mapping) or not isinstance(recording.get("response"), Mapping):
-        raise PackError(shown, None, "a recording must be an object with a 'response' object")
-    return recording["response"], shown
+        return None, shown
+    return parse_recording(_read_checked(path, shown, _recording_keys), shown), shown
 
 
-def _read_checked(path: Path, shown: str, keys: Mapping[FixtureObject, frozenset[str]]) -> Any:
-    """A fixture or recording: JSON whose objects hold only the keys of the format."""
+def _recording_keys(data: Any) -> Mapping[FixtureObject, frozenset[str]]:
+    """A recording `replaygate record` wrote has its own top level; an older one is a fixture's."""
+    written = isinstance(data, Mapping) and "recording_version" in data
+    return RECORDED_KEYS if written else RECORDING_KEYS
+
+
+Keys = Mapping[FixtureObject, frozenset[str]]
+
+
+def _read_checked(path: Path, shown: str, keys: Keys | Callable[[Any], Keys]) -> Any:
+    """A fixture or recording: JSON whose objects hold only the keys of the format
+    (``keys``, or what ``keys`` picks for the data read)."""
     text = files.read_text(path, shown=shown, max_bytes=files.MAX_JSON_BYTES)
     data = json_reader.parse_json(text, shown=shown)
+    if callable(keys):
+        keys = keys(data)
     found = key_problems(data, keys) if isinstance(data, Mapping) else []
     if not found:
         return data
@@ -99,26 +171,63 @@ def _read_checked(path: Path, shown: str, keys: Mapping[FixtureObject, frozenset
     raise PackError(errors[0].file, errors[0].line, errors[0].message, also=tuple(errors[1:]))
 
 
-def load_case_input(pack: Pack, contract: Contract, case: GoldenCase) -> CaseInput | str:
-    """The case's normalised input, or a one-line reason it cannot be evaluated."""
+def _read_fixture(path: Path, shown: str) -> dict[str, Any]:
+    fixture = _read_checked(path, shown, FIXTURE_KEYS)
+    if not isinstance(fixture, dict):
+        raise PackError(shown, 1, "a fixture must be a JSON object")
+    return fixture
+
+
+def read_fixture(pack: Pack, contract: Contract, case: GoldenCase) -> dict[str, Any]:
+    """The case's fixture, its keys checked. Raises PackError."""
+    path = fixture_path(pack, contract, case)
+    return _read_fixture(path, shown_path(path, pack.root))
+
+
+def load_case_input(
+    pack: Pack, contract: Contract, case: GoldenCase, model: str | None = None
+) -> CaseInput | str:
+    """The case's normalised input, or a one-line reason it cannot be evaluated.
+
+    ``model`` (``--model``) replaces the fixture's model in the recording's identity check.
+    """
     if contract.case_inputs is not None:  # read with the contract (an @isdk fixture)
         return cast("CaseInput | str", contract.case_inputs[case.id])
-    return load_input(pack, case.input_ref, file=contract.file, line=case.line)
+    return load_input(
+        pack, case.input_ref, file=contract.file, line=case.line, case_id=case.id, model=model
+    )
 
 
-def load_input(pack: Pack, input_ref: str, *, file: str, line: int | None) -> CaseInput | str:
-    """The normalised input of the fixture ``input_ref`` names (named at ``file:line``)."""
+def load_input(
+    pack: Pack,
+    input_ref: str,
+    *,
+    file: str,
+    line: int | None,
+    case_id: str | None = None,
+    model: str | None = None,
+) -> CaseInput | str:
+    """The normalised input of the fixture ``input_ref`` names (named at ``file:line``, by the
+    golden case ``case_id`` when there is one: its record command is given)."""
     try:
         path = _fixture_path(pack, input_ref, file, line)
         shown = shown_path(path, pack.root)
-        fixture = _read_checked(path, shown, FIXTURE_KEYS)
-        if not isinstance(fixture, Mapping):
-            raise PackError(shown, 1, "a fixture must be a JSON object")
-        response, looked_in = _response(pack, input_ref, fixture)
+        fixture = _read_fixture(path, shown)
+        recording, looked_in = _read_recording(pack, input_ref)
         request, schemas = normalize_request(fixture.get("request"))
-        if response is None:
-            return CaseInput(request, schemas, None, (), looked_in)
-        document, calls = normalize_response(response)
+        provider = recording.provider if recording and recording.provider else None
+        provider = provider or case_provider(pack, fixture)
+        refresh = recording is not None
+        command = record_command(file, case_id, provider, refresh=refresh) if case_id else ""
+        if recording is None:
+            response = fixture.get("response")
+            if response is None:
+                return CaseInput(request, schemas, None, (), looked_in, command)
+            document, calls = normalize_response(response)
+            return CaseInput(request, schemas, document, calls, looked_in, command)
+        stale = staleness(recording, fixture.get("request"), model or case_model(pack, fixture))
+        notes = _notes(pack, recording, looked_in, command)
+        document, calls = normalize_response(recording.response)
     except PackError as exc:
         # a problem located at the golden case itself is reported there already
         if (exc.file, exc.line) == (file, line):
@@ -126,4 +235,4 @@ def load_input(pack: Pack, input_ref: str, *, file: str, line: int | None) -> Ca
         return "; ".join(str(each) for each in exc.each())
     except FixtureShapeError as exc:
         return f"{shown}: {exc}"
-    return CaseInput(request, schemas, document, calls, looked_in)
+    return CaseInput(request, schemas, document, calls, looked_in, command, stale, notes)

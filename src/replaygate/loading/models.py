@@ -56,6 +56,10 @@ class PackPaths(_Strict):
     negative_golden_dir: str | None = None
 
 
+class RecordingsSettings(_Strict):
+    max_age_days: int = Field(default=90, gt=0)
+
+
 class PackModel(_Strict):
     pack_id: str = Field(min_length=1)
     name: str | None = None
@@ -65,6 +69,8 @@ class PackModel(_Strict):
     default_model: str | None = None
     paths: PackPaths | None = None
     contracts: list[str] | None = None
+    recordings: RecordingsSettings | None = None
+    redact: list[str] | None = None  # JSONPaths into recorded responses
 
 
 class ExpectedCallModel(_Strict):
@@ -87,11 +93,13 @@ class GoldenCaseModel(_Strict):
 
 class TimeoutsModel(_Strict):
     total_ms: int = Field(default=30000, gt=0)
+    connect_ms: int = Field(default=10000, gt=0)
 
 
 class RetriesModel(_Strict):
     max_attempts: int = Field(default=0, ge=0)
     retry_on: list[str] = []
+    backoff_ms: int = Field(default=500, ge=0)
 
 
 class On429Model(_Strict):
@@ -190,6 +198,13 @@ FIXTURE_KEYS: dict[FixtureObject, frozenset[str]] = {
 }
 # A sidecar recording holds what a fixture holds; its `response` wins over the fixture's.
 RECORDING_KEYS = FIXTURE_KEYS
+# A recording written by `replaygate record` (docs/recordings.md) has a top level of its own
+# (its `identity` and `raw` are checked by loading/recording.py) and a fixture's `response`.
+RECORDED_FIELDS = (
+    "recording_version", "replaygate_version", "recorded_at", "provider", "model", "identity",
+    "response", "raw",
+)  # fmt: skip
+RECORDED_KEYS = {**FIXTURE_KEYS, _F.FIXTURE: frozenset(RECORDED_FIELDS)}
 FIXTURE_PLACES: dict[str, str] = {
     **dict.fromkeys(FIXTURE_KEYS[_F.FIXTURE], "at the top level"),
     **dict.fromkeys(FIXTURE_KEYS[_F.TOOL], "in an item of `request.tools`"),

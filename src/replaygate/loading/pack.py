@@ -37,6 +37,10 @@ class Pack:
     recordings_dir: Path
     contracts: tuple[Contract, ...]
     allowlist: Mapping[str, str]  # contract path within the pack -> why it is allowlisted
+    provider: str | None = None
+    default_model: str | None = None
+    max_age_days: int = 90  # recordings older than this get a warning
+    redact: tuple[str, ...] = ()  # JSONPaths into recorded responses
 
     @property
     def summary(self) -> PackSummary:
@@ -167,6 +171,17 @@ def _layout(model: PackModel, raw: Any, pack_dir: Path, root: Root, shown: str) 
     )
 
 
+def _check_redact(paths: list[str], raw: Any, shown: str) -> None:
+    from replaygate.assertions.jsonpath import compile_path
+
+    for index, text in enumerate(paths):
+        try:
+            compile_path(text)
+        except ValueError as exc:
+            line = yaml_reader.line_of(raw, ("redact", index))
+            raise PackError(shown, line, f"redact: {exc}") from None
+
+
 def _no_golden_dir(golden_dir: Path, pack_dir: Path, root: Path) -> str:
     """One problem for every case: their fixtures are in a folder that does not exist."""
     message = (
@@ -198,6 +213,7 @@ def load_pack(
         contract_files = _contract_files(
             model, raw, layout.contracts_dir, root.path, shown, problems
         )
+        _check_redact(model.redact or [], raw, shown)
     except PackError as exc:
         return None, [*problems, *exc.problems()], []
     if model.contracts is not None and selection.everything:
@@ -230,6 +246,10 @@ def load_pack(
         pack_dir / "recordings",
         tuple(contracts),
         allowlist.listed,
+        model.provider,
+        model.default_model,
+        model.recordings.max_age_days if model.recordings else 90,
+        tuple(model.redact or ()),
     )
     problems += allowlist.problems + selection.unmatched(loaded, chosen, shown, root.path)
     warnings = list(allowlist.warnings)

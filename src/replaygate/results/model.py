@@ -27,6 +27,8 @@ class Classification(StrEnum):
 
     UNEXPECTED_ERROR = "unexpected_error"
     RECORDING_NOT_FOUND = "recording_not_found"
+    # The recording answers a request that has changed since (docs/recordings.md).
+    RECORDING_STALE = "recording_stale"
     MALFORMED_ARGUMENTS = "malformed_arguments"
     WRONG_TOOL = "wrong_tool"
     TOOL_NOT_INVOKED = "tool_not_invoked"
@@ -82,6 +84,7 @@ class CaseResult:
     duration_s: float = 0.0
     known: bool = False  # a failure whose fingerprint the baseline accepts: reported, not fatal
     score: float | None = None  # 0.0 to 1.0, for a scored case (an @isdk fixture)
+    notes: tuple[Problem, ...] = ()  # warnings that do not fail the case (an old recording)
 
     @property
     def passed(self) -> bool:

@@ -1,0 +1,154 @@
+"""Anthropic Messages on the wire: POST {base}/v1/messages, ``system`` apart, ``tool_use``
+blocks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from replaygate.providers.prompt import (
+    Prompt,
+    UnsupportedRequest,
+    arguments_object,
+    take,
+    text_of,
+    tool_choice,
+)
+from replaygate.providers.response import (
+    FinishReason,
+    MalformedResponse,
+    flat_response,
+    member,
+    tool_call,
+)
+
+PATH = "/v1/messages"
+API_VERSION = "2023-06-01"
+_SETTINGS = {
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "top_k": "top_k",
+    "max_tokens": "max_tokens",
+    "stop": "stop_sequences",
+    "stop_sequences": "stop_sequences",
+    "thinking": "thinking",
+    "service_tier": "service_tier",
+    "metadata": "metadata",
+}
+_FINISH: dict[Any, FinishReason] = {
+    "end_turn": FinishReason.STOP,
+    "stop_sequence": FinishReason.STOP,
+    "tool_use": FinishReason.TOOL_CALLS,
+    "max_tokens": FinishReason.LENGTH,
+    "model_context_window_exceeded": FinishReason.LENGTH,
+    "refusal": FinishReason.REFUSAL,
+}
+
+
+def headers(key: str) -> dict[str, str]:
+    return {"x-api-key": key, "anthropic-version": API_VERSION}
+
+
+def _blocks(message: Mapping[str, Any], where: str) -> Any:
+    content = message.get("content")
+    if isinstance(content, list) and all(isinstance(b, Mapping) for b in content):
+        return content  # already Anthropic content blocks
+    blocks: list[dict[str, Any]] = []
+    if content is not None:
+        blocks.append({"type": "text", "text": text_of(content, where)})
+    for index, call in enumerate(message.get("tool_calls") or []):
+        function = call.get("function", call) if isinstance(call, Mapping) else {}
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call.get("id"),
+                "name": function.get("name"),
+                "input": arguments_object(
+                    function.get("arguments", {}), f"{where}.tool_calls[{index}]"
+                ),
+            }
+        )
+    return blocks[0]["text"] if len(blocks) == 1 and blocks[0]["type"] == "text" else blocks
+
+
+def _messages(prompt: Prompt) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for index, message in enumerate(prompt.messages):
+        where = f"request.messages[{index}]"
+        role = message["role"]
+        if role == "tool":
+            block = {
+                "type": "tool_result",
+                "tool_use_id": message.get("tool_call_id"),
+                "content": text_of(message.get("content"), where),
+            }
+            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list):
+                out[-1]["content"].append(block)  # results of parallel calls: one user turn
+            else:
+                out.append({"role": "user", "content": [block]})
+        elif role in ("user", "assistant"):
+            out.append({"role": role, "content": _blocks(message, where)})
+        else:
+            raise UnsupportedRequest(f"{where}: role {role!r} cannot be sent to anthropic")
+    return out
+
+
+def _choice(value: Any, parallel: Any) -> dict[str, Any]:
+    choice = tool_choice(value if value is not None else "auto")
+    kinds = {"auto": "auto", "none": "none", "required": "any", "named": "tool"}
+    rendered: dict[str, Any] = {"type": kinds[choice.mode]}
+    if choice.name:
+        rendered["name"] = choice.name
+    if parallel is False:
+        rendered["disable_parallel_tool_use"] = True
+    return rendered
+
+
+def build(prompt: Prompt) -> dict[str, Any]:
+    settings = dict(prompt.settings)
+    choice, parallel = settings.pop("tool_choice", None), settings.pop("parallel_tool_calls", None)
+    if "max_tokens" not in settings:
+        raise UnsupportedRequest("request.max_tokens: anthropic needs it; add it to the fixture")
+    body: dict[str, Any] = {"model": prompt.model, "messages": _messages(prompt)}
+    if prompt.system:
+        body["system"] = "\n\n".join(prompt.system)
+    if prompt.tools:
+        body["tools"] = [_tool(tool) for tool in prompt.tools]
+    if choice is not None or parallel is not None:
+        body["tool_choice"] = _choice(choice, parallel)
+    body.update(take(settings, _SETTINGS, "anthropic"))
+    return body
+
+
+def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    rendered = {k: v for k, v in tool.items() if k != "parameters"}
+    rendered["input_schema"] = tool.get("parameters", {"type": "object"})
+    return rendered
+
+
+def parse(body: Any) -> dict[str, Any]:
+    """The flat response of a ``message``. Raises MalformedResponse."""
+    if not isinstance(body, Mapping) or not isinstance(body.get("content"), list):
+        raise MalformedResponse("no 'content' list")
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for index, block in enumerate(body["content"]):
+        if not isinstance(block, Mapping):
+            raise MalformedResponse(f"content[{index}] is not an object")
+        if block.get("type") == "text":
+            texts.append(str(block.get("text", "")))
+        elif block.get("type") == "tool_use":
+            calls.append(
+                tool_call(block.get("id"), block.get("name"), block.get("input"), len(calls))
+            )
+    usage = member(body, "usage")
+    finish = _FINISH.get(body.get("stop_reason"), FinishReason.OTHER)
+    return flat_response(
+        content="".join(texts) if texts else None,
+        refusal="".join(texts) if finish is FinishReason.REFUSAL else None,
+        calls=calls,
+        finish=finish,
+        input_tokens=usage.get("input_tokens"),
+        output_tokens=usage.get("output_tokens"),
+        model=body.get("model"),
+    )

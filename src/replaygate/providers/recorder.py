@@ -1,0 +1,162 @@
+"""`replaygate record`'s work: each selected case's request sent, its recording written.
+
+Cases run on ``jobs`` threads; ``stop`` (set on Ctrl-C or SIGTERM) lets the requests in
+flight finish and starts no new one. Every outcome is reported through ``progress``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from replaygate.engine.judge import excluded_by_modes
+from replaygate.errors import PackError
+from replaygate.loading import json_reader
+from replaygate.loading.files import shown_path
+from replaygate.loading.fixtures import case_model, fixture_path, read_fixture, recording_path
+from replaygate.loading.identity import request_identity
+from replaygate.loading.normalize import FixtureShapeError
+from replaygate.loading.recording import parse_recording, staleness
+from replaygate.loading.selection import Selected
+from replaygate.loading.targets import CASE_SEPARATOR
+from replaygate.providers.client import Provider
+from replaygate.providers.prompt import UnsupportedRequest, prompt_of
+from replaygate.providers.store import recording_document, write_recording
+from replaygate.providers.transport import BadPolicy, policy_of
+
+
+class RecordMode(StrEnum):
+    RECORD_NEW = "record-new"  # only cases without a recording, or with a stale one
+    REFRESH = "refresh"  # every selected case
+
+
+class Outcome(StrEnum):
+    RECORDED = "recorded"
+    REFRESHED = "stale refreshed"
+    UNCHANGED = "unchanged"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+    NOT_STARTED = "not started"  # stopped by Ctrl-C or SIGTERM before its turn
+
+
+@dataclass(frozen=True, slots=True)
+class CaseOutcome:
+    target: str  # contract file::case id
+    outcome: Outcome
+    reason: str = ""
+    model: str = ""
+    usage: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordOptions:
+    mode: RecordMode
+    model: str | None  # --model
+    jobs: int
+
+
+def hand_written(item: Selected, fixture: Mapping[str, Any]) -> bool:
+    """A negative case whose fixture embeds its response: made by hand, never recorded."""
+    return not item.case.expect_ok and "response" in fixture
+
+
+class _Skip(Exception):
+    def __init__(self, outcome: Outcome, reason: str = "", model: str = "") -> None:
+        super().__init__(reason)
+        self.outcome, self.reason, self.model = outcome, reason, model
+
+
+def fixture_of(item: Selected) -> tuple[dict[str, Any], str]:
+    """The case's fixture (keys checked, as `run` reads it) and its shown path."""
+    shown = shown_path(fixture_path(item.pack, item.contract, item.case), item.pack.root)
+    return read_fixture(item.pack, item.contract, item.case), shown
+
+
+def _existing(item: Selected, fixture: Mapping[str, Any], model: str) -> Outcome:
+    """RECORDED when there is no recording, REFRESHED when it is stale or unreadable."""
+    path, shown = recording_path(item.pack, item.case.input_ref)
+    if not path.exists():
+        return Outcome.RECORDED
+    try:
+        recording = parse_recording(json_reader.load_json(path, shown=shown), shown)
+        stale = staleness(recording, fixture.get("request"), model)
+    except (PackError, FixtureShapeError):
+        return Outcome.REFRESHED
+    return Outcome.REFRESHED if stale is not None else Outcome.UNCHANGED
+
+
+def record_case(item: Selected, provider: Provider, options: RecordOptions) -> CaseOutcome:
+    target = f"{item.contract.file}{CASE_SEPARATOR}{item.case.id}"
+    try:
+        return CaseOutcome(target, *_record(item, provider, options))
+    except _Skip as skip:
+        return CaseOutcome(target, skip.outcome, skip.reason, skip.model)
+    except (PackError, FixtureShapeError, UnsupportedRequest, BadPolicy) as exc:
+        return CaseOutcome(target, Outcome.FAILED, str(exc))
+
+
+def _record(
+    item: Selected, provider: Provider, options: RecordOptions
+) -> tuple[Outcome, str, str, Mapping[str, Any] | None]:
+    excluded = excluded_by_modes(item.case.provider_modes, provider.name)
+    if excluded:
+        raise _Skip(Outcome.SKIPPED, excluded)
+    fixture, _ = fixture_of(item)
+    if hand_written(item, fixture):
+        raise _Skip(Outcome.SKIPPED, "negative case with a hand-written response")
+    model = options.model or case_model(item.pack, fixture)
+    if not model:
+        raise _Skip(Outcome.FAILED, "no model: set model_id, default_model or --model")
+    request = fixture.get("request")
+    outcome = _existing(item, fixture, model)
+    if outcome is Outcome.UNCHANGED:
+        if options.mode is RecordMode.RECORD_NEW:
+            raise _Skip(Outcome.UNCHANGED, model=model)
+        outcome = Outcome.RECORDED  # refresh: recorded again
+    answer = provider.call(prompt_of(request, model), policy_of(item.contract))
+    if answer.error is not None:
+        message = answer.response["error"]["message"]
+        raise _Skip(Outcome.FAILED, f"{answer.error}: {message}", model)
+    document = recording_document(
+        identity=request_identity(request, model),
+        provider=str(provider.name),
+        model=model,
+        response=answer.response,
+        status=answer.status or 200,
+        body=answer.body,
+        now=datetime.now(UTC),
+    )
+    path, _ = recording_path(item.pack, item.case.input_ref)
+    write_recording(path, document, provider.redactor, item.pack.redact)
+    return outcome, "", model, answer.response.get("usage")
+
+
+def record_all(
+    selected: Sequence[Selected],
+    provider: Provider,
+    options: RecordOptions,
+    stop: threading.Event,
+    progress: Callable[[CaseOutcome], None],
+) -> list[CaseOutcome]:
+    """Every selected case's outcome. Cases that share a fixture share a recording, so they
+    are recorded one after the other (the first records, the next find it unchanged)."""
+
+    def one(item: Selected) -> CaseOutcome:
+        if stop.is_set():
+            target = f"{item.contract.file}{CASE_SEPARATOR}{item.case.id}"
+            return CaseOutcome(target, Outcome.NOT_STARTED)
+        outcome = record_case(item, provider, options)
+        progress(outcome)
+        return outcome
+
+    groups: dict[tuple[str, str], list[Selected]] = {}
+    for item in selected:
+        groups.setdefault((str(item.pack.directory), item.case.input_ref), []).append(item)
+    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        done = pool.map(lambda group: [one(item) for item in group], groups.values())
+        return [outcome for group in done for outcome in group]

@@ -1,0 +1,84 @@
+"""Secrets out of everything we write or print: the one redaction rule (docs/recordings.md).
+
+Applied to a whole document at the single point where a recording is written, and to what
+a provider call returns before anyone sees it. Always on; a pack's ``redact:`` paths add to it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from replaygate.assertions.jsonpath import compile_path
+
+REDACTED = "[redacted]"
+SECRET_ENV_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET")
+# Shorter values would redact ordinary words and numbers all over a response.
+MIN_SECRET_LENGTH = 8
+_SECRET_KEY = re.compile(
+    r"(proxy[-_]?)?authorization|(x[-_]?)?api[-_]?key|token|secret", re.IGNORECASE
+)
+_KEY_SHAPE = r"sk-[A-Za-z0-9_*-]{8,}"
+
+
+@dataclass(frozen=True, slots=True)
+class Redactor:
+    """Scrubs secret-named keys, secret values and key-shaped strings from JSON values."""
+
+    values: tuple[str, ...]  # secret values, longest first
+    pattern: re.Pattern[str]
+
+    @classmethod
+    def build(cls, environ: Mapping[str, str], keys: Iterable[str] = ()) -> Redactor:
+        """From the keys a run uses and the environment's *_KEY, *_TOKEN, *_SECRET values."""
+        found = [*keys, *(v for k, v in environ.items() if k.upper().endswith(SECRET_ENV_SUFFIXES))]
+        return cls._of(found)
+
+    @classmethod
+    def _of(cls, found: Iterable[str], named: Iterable[str] = ()) -> Redactor:
+        """``named``: values a pack's paths point at, redacted whatever their length."""
+        values = {v for v in found if len(v) >= MIN_SECRET_LENGTH} | set(named)
+        values |= {json.dumps(v, ensure_ascii=False)[1:-1] for v in values}  # inside JSON text
+        ordered = tuple(sorted(values, key=len, reverse=True))
+        alternatives = [re.escape(v) for v in ordered] + [_KEY_SHAPE]
+        return cls(ordered, re.compile("|".join(alternatives)))
+
+    def with_paths(self, document: Any, paths: Iterable[str]) -> Redactor:
+        """This redactor plus every string that ``paths`` (JSONPaths) name in ``document``."""
+        extra = [
+            text
+            for path in paths
+            for found in compile_path(path).find(document)
+            for text in _strings(found)
+        ]
+        return self._of(self.values, extra) if extra else self
+
+    def text(self, text: str) -> str:
+        return self.pattern.sub(REDACTED, text)
+
+    def value(self, value: Any) -> Any:
+        """A copy of a JSON value with every secret replaced by ``[redacted]``."""
+        kind = type(value)  # exact types first: this walks every recorded body
+        if kind is str:
+            return self.pattern.sub(REDACTED, value)
+        if kind is dict or isinstance(value, Mapping):
+            return {
+                key: REDACTED if _SECRET_KEY.fullmatch(str(key)) else self.value(item)
+                for key, item in value.items()
+            }
+        if kind is list or kind is tuple:
+            return [self.value(item) for item in value]
+        return self.text(value) if isinstance(value, str) else value
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, Mapping):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []

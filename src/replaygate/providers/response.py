@@ -1,0 +1,71 @@
+"""The flat response every provider's answer is normalised into (docs/recordings.md)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
+
+
+class MalformedResponse(ValueError):
+    """The provider's body does not have its documented shape."""
+
+
+class FinishReason(StrEnum):
+    STOP = "stop"
+    TOOL_CALLS = "tool_calls"
+    LENGTH = "length"
+    CONTENT_FILTER = "content_filter"
+    REFUSAL = "refusal"
+    OTHER = "other"
+
+
+def member(body: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """``body[key]`` when it is an object, else an empty one."""
+    value = body.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def _count(value: Any) -> int | None:
+    return value if type(value) is int and value >= 0 else None
+
+
+def tool_call(call_id: Any, name: Any, arguments: Any, index: int) -> dict[str, Any]:
+    """One call: arguments parsed when they are a JSON object, else kept as sent."""
+    if not isinstance(name, str) or not name:
+        raise MalformedResponse(f"tool call {index} has no name")
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments or "{}")
+        except ValueError:
+            parsed = None
+        arguments = parsed if isinstance(parsed, dict) else arguments
+    return {
+        "id": call_id if isinstance(call_id, str) else None,
+        "name": name,
+        "arguments": arguments,
+    }
+
+
+def flat_response(
+    *,
+    content: Any,
+    refusal: Any,
+    calls: list[dict[str, Any]],
+    finish: FinishReason,
+    input_tokens: Any,
+    output_tokens: Any,
+    model: Any,
+) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "success": True,
+        "content": content if isinstance(content, str) else None,
+        "tool_calls": calls,
+        "finish_reason": str(finish),
+        "usage": {"input_tokens": _count(input_tokens), "output_tokens": _count(output_tokens)},
+        "model": model if isinstance(model, str) else None,
+    }
+    if isinstance(refusal, str) and refusal:
+        response["refusal"] = refusal
+    return response

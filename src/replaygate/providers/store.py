@@ -1,0 +1,57 @@
+"""Recordings on disk: one shape (docs/recording.schema.json), redacted, written atomically.
+
+``write_recording`` is the single point where a recording reaches the disk, and it redacts
+the whole document there: nothing written can skip it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from replaygate import __version__
+from replaygate.loading.identity import Identity
+from replaygate.loading.recording import RECORDING_VERSION
+from replaygate.providers.redact import Redactor
+from replaygate.report.files import write_atomic
+
+
+def recording_document(
+    *,
+    identity: Identity,
+    provider: str,
+    model: str,
+    response: Mapping[str, Any],
+    status: int,
+    body: Any,
+    now: datetime,
+) -> dict[str, Any]:
+    """A recording, before redaction: the request's identity, the normalised response, the body."""
+    return {
+        "recording_version": RECORDING_VERSION,
+        "replaygate_version": __version__,
+        "recorded_at": now.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "provider": provider,
+        "model": model,
+        "identity": identity.as_json(),
+        "response": _plain(response),
+        "raw": {"status": status, "body": body},
+    }
+
+
+def _plain(value: Any) -> Any:
+    """JSON values only (parsed arguments are a dict subclass)."""
+    return json.loads(json.dumps(value, ensure_ascii=False))
+
+
+def write_recording(
+    path: Path, document: Mapping[str, Any], redactor: Redactor, paths: Iterable[str] = ()
+) -> None:
+    """Redact the whole document (secrets, and the strings ``paths`` name in the response),
+    then write it whole or not at all."""
+    scrub = redactor.with_paths(document.get("response"), paths)
+    text = json.dumps(scrub.value(document), indent=2, ensure_ascii=False) + "\n"
+    write_atomic(path, text)

@@ -1,0 +1,281 @@
+"""Fake OpenAI (Chat Completions, Responses) and Anthropic Messages servers on 127.0.0.1.
+
+Each server speaks one provider's wire format: it checks the path, the auth headers and the
+request body's shape (violations are collected for the test to assert empty), answers from a
+script, and otherwise with a tool call built from the request. Bodies follow the official
+SDKs' types and the shapes recorded in their test suites (see the reference notes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+KEY = "sk-canary-test-KEY-9f8e7d6c5b4a39281706"
+
+PATHS = {
+    "openai": "/v1/chat/completions",
+    "openai-responses": "/v1/responses",
+    "anthropic": "/v1/messages",
+    "openai-compatible": "/v1/chat/completions",
+}
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int = 200
+    body: Any = None  # a JSON value, or bytes sent as they are
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Seen:
+    path: str
+    headers: dict[str, str]
+    body: Any
+    at: float = 0.0  # time.monotonic() on arrival
+
+
+def chat_body(
+    calls: list[tuple[str, dict[str, Any]]], content: str | None = None
+) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-ABfvyvfNWKcl7Ohqos4UFrmMs1v4C",
+        "object": "chat.completion",
+        "created": 1727346166,
+        "model": "gpt-4o-2024-08-06",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": content,
+                    "tool_calls": [
+                        {
+                            "id": f"call_{i}",
+                            "type": "function",
+                            "function": {"name": name, "arguments": json.dumps(args)},
+                        }
+                        for i, (name, args) in enumerate(calls)
+                    ]
+                    or None,
+                    "refusal": None,
+                },
+                "logprobs": None,
+                "finish_reason": "tool_calls" if calls else "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 149, "completion_tokens": 60, "total_tokens": 209},
+        "system_fingerprint": "fp_b40fb1c6fb",
+    }
+
+
+def responses_body(
+    calls: list[tuple[str, dict[str, Any]]], content: str | None = None
+) -> dict[str, Any]:
+    output: list[dict[str, Any]] = [
+        {
+            "type": "function_call",
+            "id": f"fc_{i}",
+            "call_id": f"call_{i}",
+            "name": name,
+            "arguments": json.dumps(args),
+            "status": "completed",
+        }
+        for i, (name, args) in enumerate(calls)
+    ]
+    if content is not None:
+        output.insert(
+            0,
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": content, "annotations": []}],
+            },
+        )
+    return {
+        "id": "resp_67ca09c5efe0819096d0511c92b8c890096610f474011cc0",
+        "object": "response",
+        "created_at": 1741294021,
+        "status": "completed",
+        "error": None,
+        "incomplete_details": None,
+        "model": "gpt-5.4",
+        "output": output,
+        "parallel_tool_calls": True,
+        "usage": {"input_tokens": 291, "output_tokens": 23, "total_tokens": 314},
+    }
+
+
+def anthropic_body(
+    calls: list[tuple[str, dict[str, Any]]], content: str | None = None
+) -> dict[str, Any]:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": content}] if content else []
+    blocks += [
+        {
+            "type": "tool_use",
+            "id": f"toolu_{i}",
+            "name": name,
+            "input": args,
+            "caller": {"type": "direct"},
+        }
+        for i, (name, args) in enumerate(calls)
+    ]
+    return {
+        "model": "claude-haiku-4-5-20251001",
+        "id": "msg_01QCEBW49MBPHFuFwMDoFtPP",
+        "type": "message",
+        "role": "assistant",
+        "content": blocks,
+        "stop_reason": "tool_use" if calls else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 659, "output_tokens": 74, "service_tier": "standard"},
+    }
+
+
+BODIES = {
+    "openai": chat_body,
+    "openai-compatible": chat_body,
+    "openai-responses": responses_body,
+    "anthropic": anthropic_body,
+}
+
+# Anthropic's error types by status (platform docs, errors page); OpenAI's type/code pairs.
+_ANTHROPIC_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+_OPENAI_TYPES = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "unsupported_country_region_territory"),
+    429: ("requests", "rate_limit_exceeded"),
+    500: ("server_error", None),
+    503: ("server_error", None),
+}
+
+
+def error_body(provider: str, status: int, message: str) -> dict[str, Any]:
+    """The error body each provider sends (shape from the SDKs' ErrorResponse types)."""
+    if provider == "anthropic":
+        return {
+            "type": "error",
+            "error": {"type": _ANTHROPIC_TYPES.get(status, "api_error"), "message": message},
+            "request_id": "req_011CYK5mje9HkutJtmfPzzNC",
+        }
+    kind, code = _OPENAI_TYPES.get(status, ("server_error", None))
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+class FakeProvider:
+    """One provider on 127.0.0.1. ``script`` replies first (in order), then ``default``."""
+
+    def __init__(self, provider: str, key: str = KEY) -> None:
+        self.provider = provider
+        self.key = key
+        self.script: deque[Reply] = deque()
+        self.seen: list[Seen] = []
+        self.violations: list[str] = []
+        self.answered: list[tuple[float, int]] = []  # (time.monotonic() when sent, status)
+        self.lock = threading.Lock()
+        self.calls: list[tuple[str, dict[str, Any]]] | None = None  # None: call the first tool
+        self.content: str | None = None
+        self.delay_s = 0.0  # of the default replies
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    @property
+    def base_url(self) -> str:
+        """What --base-url takes: Anthropic's path carries /v1 itself."""
+        host = f"http://127.0.0.1:{self._server.server_address[1]}"
+        return host if self.provider == "anthropic" else host + "/v1"
+
+    def start(self) -> FakeProvider:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _default(self, body: Any) -> Reply:
+        calls = self.calls
+        if calls is None:
+            tools = body.get("tools") or [] if isinstance(body, dict) else []
+            first = tools[0] if tools else {}
+            name = first.get("name") or first.get("function", {}).get("name", "none")
+            calls = [(name, {"city": "Bern"})]
+        return Reply(200, BODIES[self.provider](calls, self.content), delay_s=self.delay_s)
+
+    def _check(self, path: str, headers: dict[str, str], body: Any) -> None:
+        wrong = []
+        if path != PATHS[self.provider]:
+            wrong.append(f"path {path}")
+        if self.provider == "anthropic":
+            if (
+                headers.get("x-api-key") != self.key
+                or headers.get("anthropic-version") != "2023-06-01"
+            ):
+                wrong.append("anthropic headers")
+            if not isinstance(body, dict) or "max_tokens" not in body or "messages" not in body:
+                wrong.append("anthropic body")
+        else:
+            if headers.get("authorization") != f"Bearer {self.key}":
+                wrong.append("authorization header")
+            member = "input" if self.provider == "openai-responses" else "messages"
+            if not isinstance(body, dict) or member not in body or "model" not in body:
+                wrong.append(f"body without {member}/model")
+        if headers.get("content-type") != "application/json":
+            wrong.append("content-type")
+        self.violations += wrong
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                body = json.loads(raw) if raw else None
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                with fake.lock:
+                    fake.seen.append(Seen(self.path, headers, body, time.monotonic()))
+                    fake._check(self.path, headers, body)
+                    reply = fake.script.popleft() if fake.script else fake._default(body)
+                time.sleep(reply.delay_s)
+                data = (
+                    reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+                )
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(data)
+                with fake.lock:
+                    fake.answered.append((time.monotonic(), reply.status))
+
+        return Handler

@@ -1,0 +1,448 @@
+"""`replaygate record` end to end against fake providers: modes, skips, secrets, signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from fake_providers import KEY, FakeProvider, Reply, error_body
+from packbuilder import fixture, make_pack
+from replaygate.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = json.loads((ROOT / "docs" / "recording.schema.json").read_text())
+CANARY_ENV = {
+    "CANARY_SERVICE_TOKEN": "canary-env-token-0451",
+    "CANARY_DB_SECRET": "canary-db-secret-1138",
+}
+CANARIES = (KEY, *CANARY_ENV.values())
+KEY_ENV = {
+    "openai": "OPENAI_API_KEY",
+    "openai-responses": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+}
+
+CONTRACT = """\
+tool: get_weather
+retries: {max_attempts: 2, retry_on: ["429", "5xx"], backoff_ms: 0}
+rate_limits: {on_429: {max_sleep_seconds: 2}}
+expected_tool_calls:
+  - name: get_weather
+    argument_invariants:
+      - path: $.city
+        equals: Bern
+golden_cases:
+  - id: ok
+    input_ref: ok.json
+    expect_ok: true
+  - id: other
+    input_ref: other.json
+    expect_ok: true
+  - id: offline_only
+    input_ref: ok.json
+    expect_ok: true
+    provider_modes: ["recorded"]
+  - id: negative
+    input_ref: negative/bad.json
+    expect_ok: false
+    expected_error: wrong_tool
+"""
+
+
+def _request_only(content: str = "weather in Bern?") -> dict[str, Any]:
+    data = fixture()
+    del data["response"]
+    data["request"]["messages"][0]["content"] = content
+    data["request"]["max_tokens"] = 100
+    return data
+
+
+def _pack(tmp_path: Path) -> Path:
+    bad = fixture([{"name": "get_time", "arguments": {}}])
+    return make_pack(
+        tmp_path,
+        contract=CONTRACT,
+        fixtures={
+            "ok.json": _request_only(),
+            "other.json": _request_only("and Zurich?"),
+            "negative/bad.json": bad,
+        },
+    )
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in CANARY_ENV.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.delenv("GITHUB_EVENT_NAME", raising=False)
+
+
+def _record(tmp_path: Path, server: FakeProvider, *extra: str) -> int:
+    os.chdir(tmp_path)
+    return main(["record", "--provider", server.provider, "--base-url", server.base_url, *extra])
+
+
+def _no_canary_anywhere(tmp_path: Path, printed: str) -> None:
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            text = path.read_text(errors="replace")
+            assert not any(c in text for c in CANARIES), path
+    assert not any(c in printed for c in CANARIES)
+
+
+@pytest.mark.parametrize("name", ["openai", "openai-responses", "anthropic"])
+def test_record_new_writes_valid_recordings_that_run_replays(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+) -> None:
+    pack = _pack(tmp_path)
+    server = providers(name)
+    server.content = f"echo: {KEY} {CANARY_ENV['CANARY_DB_SECRET']}"  # a provider may echo secrets
+    server.calls = [
+        (
+            "get_weather",
+            {"city": "Bern", "token": "t-1", "note": CANARY_ENV["CANARY_SERVICE_TOKEN"]},
+        )
+    ]
+    assert _record(tmp_path, server) == 0
+    printed = capsys.readouterr()
+    out = printed.out + printed.err
+    assert "recorded packs/p/contracts/c.yaml::ok" in out
+    assert (
+        "skipped packs/p/contracts/c.yaml::offline_only: provider_modes excludes live calls" in out
+    )
+    assert (
+        "skipped packs/p/contracts/c.yaml::negative: negative case with a hand-written response"
+        in out
+    )
+    assert len(server.seen) == 2
+    written = sorted(p.name for p in (pack / "recordings").iterdir())
+    assert written == ["ok.recording.json", "other.recording.json"]
+    for path in (pack / "recordings").iterdir():
+        jsonschema.validate(json.loads(path.read_text()), SCHEMA)
+    recording = json.loads((pack / "recordings" / "ok.recording.json").read_text())
+    assert recording["response"]["content"] == "echo: [redacted] [redacted]"
+    assert recording["response"]["tool_calls"][0]["arguments"]["token"] == "[redacted]"
+    assert main(["run", "packs"]) == 0  # recorded mode replays them
+    after = capsys.readouterr()
+    _no_canary_anywhere(tmp_path, out + after.out + after.err)
+
+
+def test_record_new_leaves_fresh_recordings_and_refreshes_stale_ones(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    server = providers("openai")
+    assert _record(tmp_path, server) == 0
+    before = (pack / "recordings" / "other.recording.json").read_text()
+    edited = _request_only("weather in Geneva?")
+    (pack / "golden" / "ok.json").write_text(json.dumps(edited))
+    capsys.readouterr()
+    assert main(["run", "packs"]) == 1
+    assert "answers an older request (messages changed)" in capsys.readouterr().out
+    assert _record(tmp_path, server) == 0
+    out = capsys.readouterr().out
+    assert "stale refreshed packs/p/contracts/c.yaml::ok" in out
+    assert "unchanged packs/p/contracts/c.yaml::other" in out
+    assert (pack / "recordings" / "other.recording.json").read_text() == before
+    assert len(server.seen) == 3
+    assert main(["run", "packs"]) == 0
+
+
+def test_refresh_records_every_selected_case(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _pack(tmp_path)
+    server = providers("openai")
+    assert _record(tmp_path, server) == 0
+    assert _record(tmp_path, server, "--mode", "refresh") == 0
+    assert len(server.seen) == 4
+    capsys.readouterr()
+    assert _record(tmp_path, server, "--mode", "refresh", "packs/p/contracts/c.yaml::other") == 0
+    assert len(server.seen) == 5
+    out = capsys.readouterr().out
+    assert "recorded             1" in out and "stale refreshed      0" in out
+
+
+def test_a_failed_call_writes_nothing_and_says_why(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    server = providers("openai")
+    message = f"Incorrect API key provided: {KEY}."
+    server.script.extend([Reply(401, error_body("openai", 401, message))] * 2)
+    assert _record(tmp_path, server) == 1
+    printed = capsys.readouterr()
+    out = printed.out + printed.err
+    assert (
+        "failed packs/p/contracts/c.yaml::ok: auth_error: HTTP 401: "
+        "Incorrect API key provided: [redacted]." in out
+    )
+    assert not (pack / "recordings").exists()
+    _no_canary_anywhere(tmp_path, out)
+
+
+def test_a_missing_key_stops_before_any_request(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _pack(tmp_path)
+    server = providers("anthropic")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert _record(tmp_path, server) == 2
+    assert capsys.readouterr().err == (
+        "replaygate: ANTHROPIC_API_KEY is not set: the anthropic provider needs an API key\n"
+    )
+    assert server.seen == []
+
+
+def test_a_compatible_server_takes_its_key_from_the_named_variable(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _pack(tmp_path)
+    server = providers("openai-compatible")
+    monkeypatch.setenv("LOCAL_LLM_KEY", KEY)
+    assert _record(tmp_path, server, "--api-key-env", "LOCAL_LLM_KEY", "--model", "llama-3") == 0
+    assert {seen.body["model"] for seen in server.seen} == {"llama-3"}
+
+
+@pytest.mark.parametrize(
+    ("event", "payload", "why"),
+    [
+        ("pull_request_target", {}, "pull_request_target"),
+        (
+            "pull_request",
+            {
+                "pull_request": {
+                    "head": {"repo": {"full_name": "fork/r"}},
+                    "base": {"repo": {"full_name": "org/r"}},
+                }
+            },
+            "from a fork",
+        ),
+    ],
+)
+def test_recording_refuses_untrusted_events(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    event: str,
+    payload: dict[str, Any],
+    why: str,
+) -> None:
+    _pack(tmp_path)
+    server = providers("openai")
+    (tmp_path / "event.json").write_text(json.dumps(payload))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", event)
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(tmp_path / "event.json"))
+    assert _record(tmp_path, server) == 2
+    err = capsys.readouterr().err
+    assert why in err and err.count("\n") == 1
+    assert server.seen == []
+
+
+def test_jobs_with_rate_limits_record_every_case(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+) -> None:
+    fixtures = {f"c{i}.json": _request_only(f"weather {i}?") for i in range(8)}
+    cases = "".join(
+        f"  - id: c{i}\n    input_ref: c{i}.json\n    expect_ok: true\n" for i in range(8)
+    )
+    contract = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
+    pack = make_pack(tmp_path, contract=contract, fixtures=fixtures)
+    server = providers("anthropic")
+    server.script.extend(
+        [Reply(429, error_body("anthropic", 429, "slow down"), {"Retry-After": "1"})] * 3
+    )
+    assert _record(tmp_path, server, "--jobs", "4") == 0
+    assert len(list((pack / "recordings").iterdir())) == 8
+    assert len(server.seen) == 11
+
+
+def test_a_retry_after_holds_back_every_job(
+    tmp_path: Path, env: None, providers: Callable[..., FakeProvider]
+) -> None:
+    fixtures = {f"c{i}.json": _request_only(f"weather {i}?") for i in range(8)}
+    cases = "".join(
+        f"  - id: c{i}\n    input_ref: c{i}.json\n    expect_ok: true\n" for i in range(8)
+    )
+    contract = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
+    pack = make_pack(tmp_path, contract=contract, fixtures=fixtures)
+    server = providers("openai")
+    server.delay_s = 0.4  # the other jobs are busy when the 429 goes out
+    server.script.append(
+        Reply(429, error_body("openai", 429, "Rate limit reached"), {"Retry-After": "2"})
+    )
+    assert _record(tmp_path, server, "--jobs", "3") == 0
+    assert len(list((pack / "recordings").iterdir())) == 8
+    told = next(at for at, status in server.answered if status == 429)
+    # after the 429, nothing new starts until its Retry-After has passed, on any job
+    assert [s.at - told for s in server.seen if 0.3 < s.at - told < 1.9] == []
+
+
+def test_the_end_table_counts_tokens_per_model(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _pack(tmp_path)
+    assert _record(tmp_path, providers("openai")) == 0
+    out = capsys.readouterr().out
+    assert "recorded             2" in out
+    assert "skipped              2" in out
+    assert "tokens gpt-4o-mini: 298 in, 120 out" in out
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_after_the_requests_in_flight(
+    tmp_path: Path, providers: Callable[..., FakeProvider], sig: int, code: int
+) -> None:
+    pack = _pack(tmp_path)
+    server = providers("openai")
+    server.script.extend(
+        [Reply(200, server._default({"tools": [{"name": "get_weather"}]}).body, delay_s=1.0)] * 2
+    )
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT / "src")}
+    env.pop("GITHUB_EVENT_NAME", None)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "replaygate.cli",
+            "record",
+            "--provider",
+            "openai",
+            "--base-url",
+            server.base_url,
+            "--jobs",
+            "1",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    while not server.seen:
+        assert proc.poll() is None
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == code
+    assert len(server.seen) == 1  # the request in flight finished; no new one started
+    assert [p.name for p in (pack / "recordings").iterdir()] == ["ok.recording.json"]
+    assert "not started" in out and f"stopped by {signal.Signals(sig).name}" in err
+    assert "Traceback" not in err
+
+
+def test_a_recording_made_with_model_is_checked_with_the_same_model(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _pack(tmp_path)
+    assert _record(tmp_path, providers("openai"), "--model", "gpt-4.1") == 0
+    capsys.readouterr()
+    assert main(["run", "packs"]) == 1
+    assert "(model changed)" in capsys.readouterr().out
+    assert main(["run", "--model", "gpt-4.1", "packs"]) == 0
+
+
+def test_a_run_killed_at_any_moment_leaves_each_recording_old_or_new(
+    tmp_path: Path, env: None, providers: Callable[..., FakeProvider]
+) -> None:
+    fixtures = {f"c{i}.json": _request_only(f"weather {i}?") for i in range(30)}
+    cases = "".join(
+        f"  - id: c{i}\n    input_ref: c{i}.json\n    expect_ok: true\n" for i in range(30)
+    )
+    contract = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
+    pack = make_pack(tmp_path, contract=contract, fixtures=fixtures)
+    server = providers("openai")
+    assert _record(tmp_path, server) == 0
+    old = {p.name: p.read_text() for p in (pack / "recordings").iterdir()}
+    server.content, server.delay_s = "new answer", 0.02
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "replaygate.cli",
+            "record",
+            "--provider",
+            "openai",
+            "--base-url",
+            server.base_url,
+            "--mode",
+            "refresh",
+            "--jobs",
+            "4",
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    while len(server.seen) < 45:  # killed in the middle of the refresh
+        assert proc.poll() is None
+        time.sleep(0.01)
+    proc.kill()
+    proc.wait()
+    recordings = {p.name: p.read_text() for p in (pack / "recordings").glob("*.recording.json")}
+    assert sorted(recordings) == sorted(old)
+    kinds = set()
+    for name, text in recordings.items():
+        jsonschema.validate(json.loads(text), SCHEMA)  # whole, never torn
+        kinds.add("new" if '"new answer"' in text else "old" if text == old[name] else "?")
+    assert "?" not in kinds and "old" in kinds  # (cases not yet sent keep theirs)
+
+
+def test_a_fixture_with_a_misspelt_key_is_not_sent(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    data = _request_only()
+    data["requst"] = data.pop("request")
+    (pack / "golden" / "ok.json").write_text(json.dumps(data, indent=2))
+    server = providers("openai")
+    assert _record(tmp_path, server, "packs/p/contracts/c.yaml::ok") == 1
+    out = capsys.readouterr().out
+    assert "failed packs/p/contracts/c.yaml::ok: packs/p/golden/ok.json:" in out
+    assert "requst" in out and server.seen == []
