@@ -67,6 +67,7 @@ def test_case_and_failure_objects(mixed: RunResult) -> None:
             "operator": None, "expected": "get_weather", "actual": "lookup",
             "file": "packs/demo/contracts/weather.yaml", "line": 14,
         }],
+        "score": None, "assertions": [],
     }  # fmt: skip
 
 
@@ -174,6 +175,21 @@ def test_load_refuses_another_schema_version(mixed: RunResult) -> None:
         == "shard-1.json:1: not a replaygate results file: $: expected an object, got an array"
     )
     assert load_error("{}").endswith("results file: $: missing 'schema_version'")
+
+
+def test_a_1_0_file_without_score_and_assertions_still_loads(mixed: RunResult) -> None:
+    document = good(mixed) | {"schema_version": "1.0"}
+    for case in document["cases"]:
+        del case["score"], case["assertions"]
+    loaded = load_results(json.dumps(document), shown="old.json")
+    assert [case.case_id for case in loaded.cases] == [case.case_id for case in mixed.cases]
+    assert all(case.score is None and case.assertions == () for case in loaded.cases)
+
+
+def test_a_1_1_file_needs_score_and_assertions(mixed: RunResult) -> None:
+    document = good(mixed)
+    del document["cases"][0]["score"]
+    assert "score" in load_error(json.dumps(document))
 
 
 @pytest.mark.parametrize(

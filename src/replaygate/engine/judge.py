@@ -11,6 +11,7 @@ from replaygate.engine.call_checks import check_calls
 from replaygate.engine.classify import primary
 from replaygate.engine.collector import CaseContext, CaseUndecidable, Collector, check_invariants
 from replaygate.engine.scoring import score_case
+from replaygate.engine.traces import check_trace, with_outcomes
 from replaygate.loading.fixtures import CaseInput
 from replaygate.results.fingerprint import fingerprint
 from replaygate.results.model import CaseResult, Classification, Failure, Status
@@ -57,6 +58,7 @@ def _observe(col: Collector, source: CaseInput) -> str | None:
     check_invariants(
         col, ctx.contract.input_invariants, source.request, Classification.PATH_NOT_FOUND
     )
+    check_trace(col, source)
     return None
 
 
@@ -76,7 +78,8 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
     except CaseUndecidable as exc:
         return _result(ctx, Status.ERROR, started, reason=str(exc))
     if ctx.contract.scoring is None:
-        return _judge(ctx, col.failures, code, started, observed_ok=not col.failures)
+        result = _judge(ctx, col.failures, code, started, observed_ok=not col.failures)
+        return with_outcomes(result, col.outcomes)
     scored = score_case(ctx.contract.scoring, col.failures)
     result = _judge(ctx, col.failures, code, started, observed_ok=scored.passed)
     return replace(result, score=scored.score)

@@ -8,6 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.assertions.assertion import Assertion, compile_assertion
+from replaygate.assertions.trace_compile import (
+    NotEvaluated,
+    TraceAssertion,
+    compile_trace_assertions,
+)
 from replaygate.errors import PackError
 from replaygate.loading.models import ContractModel
 
@@ -76,6 +81,8 @@ class Contract:
     # inputs read with the contract (an @isdk fixture's results), by case id: a CaseInput,
     # or why the case cannot be evaluated; None: each case names its fixture file
     case_inputs: Mapping[str, object] | None = None
+    trace_assertions: tuple[TraceAssertion, ...] = ()
+    not_evaluated: tuple[NotEvaluated, ...] = ()  # criteria a judge would have to decide
 
 
 def _lines(raw: Any) -> Mapping[Any, int]:
@@ -185,11 +192,13 @@ def compile_contract(
     model: ContractModel, raw: Mapping[str, Any], *, path: str, file: str
 ) -> Contract:
     """Build the evaluable contract; raises PackError for the first problem, located by line."""
-    if model.tool == MULTI_TOOL and not (model.expect_tools or model.expected_tool_calls):
+    if model.tool == MULTI_TOOL and not (
+        model.expect_tools or model.expected_tool_calls or model.trace_assertions
+    ):
         raise PackError(
             file,
             _lines(raw).get("tool", 1),
-            "tool: multi_tool_call needs expect_tools or expected_tool_calls",
+            "tool: multi_tool_call needs expect_tools, expected_tool_calls or trace_assertions",
         )
     calls = _expected_calls(model, raw, file)
     raw_assertions = raw.get("assertions") or {}
@@ -215,4 +224,10 @@ def compile_contract(
         golden_cases=_golden_cases(model, raw, file),
         allowed_errors=frozenset(model.allowed_errors),
         lines=dict(_lines(raw)),
+        trace_assertions=compile_trace_assertions(
+            raw.get("trace_assertions"),
+            "trace_assertions",
+            file,
+            _lines(raw).get("trace_assertions", first_line),
+        ),
     )

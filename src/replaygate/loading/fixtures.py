@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from replaygate.assertions.trace import Trace
 from replaygate.errors import PackError
-from replaygate.loading import files, json_reader
+from replaygate.loading import files, json_reader, traces
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixture_keys import key_problems
@@ -35,6 +36,17 @@ class CaseInput:
     response: dict[str, Any] | None  # None: no recording and no embedded response
     calls: tuple[ToolCall, ...]
     looked_in: str  # where a recording was looked for, for recording_not_found
+    trace: Trace | None = None  # built when the response is a trace or the contract needs one
+    recorded: Recorded | None = None  # the verdicts a peer tool wrote beside the trace
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What a peer tool (ai-tester) concluded about this run, to compare ours with."""
+
+    tool: str
+    passed: bool | None
+    assertions: Mapping[str, bool]  # assertion id -> passed
 
 
 def _fixture_path(pack: Pack, input_ref: str, file: str, line: int | None) -> Path:
@@ -118,6 +130,9 @@ def load_input(pack: Pack, input_ref: str, *, file: str, line: int | None) -> Ca
         request, schemas = normalize_request(fixture.get("request"))
         if response is None:
             return CaseInput(request, schemas, None, (), looked_in)
+        trace = traces.read_trace(response) if traces.is_trace(response) else None
+        if trace is not None:
+            response = traces.legacy_response(response, trace)
         document, calls = normalize_response(response)
     except PackError as exc:
         # a problem located at the golden case itself is reported there already
@@ -126,4 +141,4 @@ def load_input(pack: Pack, input_ref: str, *, file: str, line: int | None) -> Ca
         return "; ".join(str(each) for each in exc.each())
     except FixtureShapeError as exc:
         return f"{shown}: {exc}"
-    return CaseInput(request, schemas, document, calls, looked_in)
+    return CaseInput(request, schemas, document, calls, looked_in, trace)

@@ -116,6 +116,7 @@ class ContractModel(_Strict):
     retries: RetriesModel | None = None
     rate_limits: RateLimitsModel | None = None
     allowed_errors: list[str] = []
+    trace_assertions: list[dict[str, Any]] | None = None
 
 
 class AllowlistEntryModel(_Strict):
