@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from replaygate.commands.options import add_report_options, finish
+from replaygate.commands.options import add_peer_options, add_report_options, finish, peer_options
 
 PROVIDERS = ("recorded",)
 MAX_DEFAULT_JOBS = 8  # more processes than this rarely pay for their start-up
@@ -23,7 +23,8 @@ def add_parser(sub: Any) -> None:
         nargs="*",
         metavar="PATH",
         help="pack directories, folders searched for pack.yaml, contract files; PATH::CASE_ID "
-        "runs one case (default: the pack of .replayci.yml, else the repository's packs folder)",
+        "runs one case (default: the pack of .replayci.yml, else the repository's packs folder); "
+        "ai-tester trace files and Connexity test cases, or folders of them",
     )
     parser.add_argument(
         "--pack", action="append", default=[], metavar="PATH", help="a pack to run (as PATH)"
@@ -42,6 +43,7 @@ def add_parser(sub: Any) -> None:
         help="where responses come from (only 'recorded' for now)",
     )
     parser.add_argument("--shard", metavar="K/N", help="run only shard K of N (for a job matrix)")
+    add_peer_options(parser)
     parser.add_argument(
         "--jobs",
         type=_jobs,
@@ -67,7 +69,7 @@ def _default_jobs() -> int:
 
 def main(args: argparse.Namespace) -> int:
     from replaygate.engine.runner import case_keys, run_packs
-    from replaygate.loading.pack import load_packs
+    from replaygate.loading.peers import load_all
     from replaygate.loading.roots import root_lines
     from replaygate.loading.targets import command_targets
     from replaygate.report.escape import terminal_safe
@@ -77,8 +79,13 @@ def main(args: argparse.Namespace) -> int:
     root = Path(args.root).resolve() if args.root else None
     cwd = Path.cwd()
     named = command_targets(args.paths, args.pack, cwd)
-    loaded = load_packs(
-        named.targets, cwd=cwd, root=root, now=datetime.now(UTC), warnings=named.warnings
+    loaded = load_all(
+        named.targets,
+        cwd=cwd,
+        root=root,
+        now=datetime.now(UTC),
+        warnings=named.warnings,
+        peers=peer_options(args),
     )
     for line in root_lines(loaded.roots):
         print(terminal_safe(line), file=sys.stderr)

@@ -48,7 +48,7 @@ def _outcome(
     assertion: TraceAssertion, verdict: Verdict, recorded: Recorded | None
 ) -> AssertionOutcome:
     passed = verdict.message is None
-    theirs = recorded.assertions.get(assertion.id) if recorded is not None else None
+    theirs = _recorded(assertion, passed, recorded)
     return AssertionOutcome(
         assertion.id,
         assertion.type,
@@ -61,6 +61,16 @@ def _outcome(
         differs=_differs(passed, theirs, verdict, recorded.tool if recorded else ""),
         captures=verdict.captures,
     )
+
+
+def _recorded(assertion: TraceAssertion, passed: bool, recorded: Recorded | None) -> bool | None:
+    """The peer's verdict: its own record of the assertion, else, for one we fail, a run it
+    recorded as passed (it passed everything it checked, this included)."""
+    if recorded is None:
+        return None
+    if assertion.id in recorded.assertions:
+        return recorded.assertions[assertion.id]
+    return True if recorded.passed and not passed else None
 
 
 def _differs(passed: bool, theirs: bool | None, verdict: Verdict, tool: str) -> str | None:

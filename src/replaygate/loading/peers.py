@@ -1,0 +1,173 @@
+"""Other tools' files named on the command line: ai-tester runs and Connexity test cases."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from replaygate.errors import PackError
+from replaygate.loading import files, json_reader
+from replaygate.loading.contract import Contract
+from replaygate.loading.formats import aitester, connexity
+from replaygate.loading.formats.aitester_trace import Run, read_run
+from replaygate.loading.pack import PACK_FILE, Loaded, Pack, load_packs, shown_path
+from replaygate.results.model import Problem
+
+AI_TESTER = "ai-tester"
+CONNEXITY = "connexity"
+
+
+@dataclass(frozen=True, slots=True)
+class PeerOptions:
+    scenarios: Path | None = None  # where ai-tester scenarios live, when a trace's path fails
+    tags: tuple[str, ...] = ()  # Connexity: only cases with one of these tags
+    difficulty: str | None = None  # Connexity: only cases of this difficulty
+
+
+@dataclass(frozen=True, slots=True)
+class _File:
+    path: Path
+    shown: str
+    data: Any
+
+
+def _is_peer(path: Path) -> bool:
+    """A JSON file, or a folder without any pack.yaml that holds JSON files."""
+    if path.is_file():
+        return path.suffix == ".json"
+    if not path.is_dir() or next(files.iter_pack_files(path, PACK_FILE), None) is not None:
+        return False
+    return next(_json_files(path), None) is not None
+
+
+def _json_files(folder: Path) -> Iterator[Path]:
+    for here, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        yield from (Path(here) / n for n in sorted(names) if n.endswith(".json"))
+
+
+def load_all(
+    targets: Sequence[str], *, cwd: Path, root: Path | None, now: datetime, peers: PeerOptions
+) -> Loaded:
+    """Packs, plus ai-tester runs and Connexity test cases where a target names them."""
+    peer_paths = [(cwd / t).absolute() for t in targets if _is_peer((cwd / t).absolute())]
+    pack_targets = [t for t in targets if not _is_peer((cwd / t).absolute())]
+    if not peer_paths:
+        return load_packs(targets, cwd=cwd, root=root, now=now)
+    loaded = load_packs(pack_targets, cwd=cwd, root=root, now=now) if pack_targets else None
+    base = root or files.find_repository_root(peer_paths[0].parent) or cwd
+    found, problems = _peer_packs(peer_paths, base.resolve(), peers)
+    if loaded is None:
+        return Loaded(tuple(found), tuple(problems))
+    return Loaded((*loaded.packs, *found), (*loaded.problems, *problems))
+
+
+def _peer_packs(
+    paths: list[Path], root: Path, options: PeerOptions
+) -> tuple[list[Pack], list[Problem]]:
+    runs: list[_File] = []
+    cases: list[_File] = []
+    problems: list[Problem] = []
+    for path in (f for p in paths for f in ([p] if p.is_file() else _json_files(p))):
+        if path.name.endswith(connexity.TRANSCRIPT_SUFFIX):
+            continue  # read with its test case
+        shown = shown_path(path, root)
+        try:
+            data = json_reader.load_json(path, shown=shown)
+        except PackError as exc:
+            problems.append(Problem(exc.file, exc.line, exc.message))
+            continue
+        kind = _kind(data)
+        if kind is None:
+            message = "not an ai-tester trace (schemaVersion) or a Connexity test case (name)"
+            problems.append(Problem(shown, None, message))
+        else:
+            (runs if kind == AI_TESTER else cases).append(_File(path, shown, data))
+    directory = paths[0] if paths[0].is_dir() else paths[0].parent
+    packs = [
+        _aitester_pack(runs, directory, root, options, problems) if runs else None,
+        connexity.pack(cases, directory, root, options, problems) if cases else None,
+    ]
+    return [p for p in packs if p is not None], problems
+
+
+def _kind(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return None
+    if "schemaVersion" in data:
+        return AI_TESTER
+    return CONNEXITY if "name" in data else None
+
+
+def _aitester_pack(
+    found: list[_File], directory: Path, root: Path, options: PeerOptions, problems: list[Problem]
+) -> Pack | None:
+    by_scenario: dict[Path, list[tuple[Run, str]]] = {}
+    index: dict[str, Path] | None = None
+    for item in found:
+        try:
+            run = read_run(item.data, item.shown)
+            path = aitester.recorded_scenario(run, root, item.shown)
+            if path is None and options.scenarios is not None:
+                if index is None:
+                    index = aitester.scenario_index(options.scenarios, root)
+                path = index.get(run.scenario)
+        except PackError as exc:
+            problems.append(Problem(exc.file, exc.line, exc.message))
+            continue
+        if path is None:
+            where = f"at {run.scenario_path!r}" if run.scenario_path else "(no path recorded)"
+            hint = "" if options.scenarios else "; pass --scenarios DIR"
+            message = f"scenario {run.scenario!r} not found {where}{hint}"
+            problems.append(Problem(item.shown, None, message))
+            continue
+        by_scenario.setdefault(path, []).append((run, item.shown))
+    contracts, inputs = [], {}
+    for path, runs in by_scenario.items():
+        try:
+            contract = aitester.load_scenario(path, directory, root, runs[0][0].budget)
+        except PackError as exc:
+            problems.append(Problem(exc.file, exc.line, exc.message))
+            continue
+        contract, added = _with_runs(contract, runs, problems)
+        contracts.append(contract)
+        inputs.update(added)
+    if not contracts:
+        return None
+    return _pack(AI_TESTER, "ai-tester runs", directory, root, contracts, inputs)
+
+
+def _with_runs(
+    contract: Contract, runs: list[tuple[Run, str]], problems: list[Problem]
+) -> tuple[Contract, dict[tuple[str, str], Any]]:
+    kept = []
+    for run, shown in runs:
+        if run.scenario != contract.tool:
+            holds = f"{contract.file} holds {contract.tool!r}"
+            message = f"the run is of scenario {run.scenario!r}, but {holds}"
+            problems.append(Problem(shown, None, message))
+        else:
+            kept.append((run, shown))
+    pairs = list(zip(aitester.unique_ids([run.scenario for run, _ in kept]), kept, strict=True))
+    cases = tuple(aitester.case_for(contract, i, shown) for i, (_, shown) in pairs)
+    inputs = {(contract.path, i): aitester.case_input(run, shown) for i, (run, shown) in pairs}
+    return dataclasses.replace(contract, golden_cases=cases), inputs
+
+
+def _pack(
+    pack_id: str,
+    name: str,
+    directory: Path,
+    root: Path,
+    contracts: list[Contract],
+    inputs: dict[tuple[str, str], Any],
+) -> Pack:
+    return Pack(
+        pack_id, name, directory, shown_path(directory, root), root, directory, directory,
+        directory, tuple(contracts), {}, inputs,
+    )  # fmt: skip
