@@ -151,7 +151,7 @@ def _judged(model: TestCaseModel, raw: Any, shown: str) -> list[NotEvaluated]:
         )
     if model.evaluation_criteria_override:
         name = "evaluation_criteria_override"
-        reason = "needs a judge: custom judge criteria"
+        reason = f"needs a judge: {model.evaluation_criteria_override}"
         found.append(NotEvaluated(name, name, reason, shown, _line(raw, name)))
     return found
 
