@@ -179,3 +179,10 @@ def test_not_evaluated_criteria_show_in_every_report(tmp_path: Path) -> None:
 def test_a_single_test_case_file_is_a_target(tmp_path: Path) -> None:
     code, results = run(repo(tmp_path), target="cases/duct-cleaning.json")
     assert code == 0 and list(by_case(results)) == ["Duct cleaning booking"]
+
+
+def test_an_unknown_difficulty_is_refused_with_the_valid_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", "--difficulty", "easy"]) == 2
+    assert "must be one of normal, hard, got 'easy'" in capsys.readouterr().err

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 ASSISTANT = "assistant"
@@ -50,10 +50,11 @@ class Trace:
     turns_used: int | None = None
     tokens: int | None = None
     stopped_at_cap: bool = False  # the recorder stopped the run at its max_turns
+    calls: tuple[TraceCall, ...] = field(init=False)  # every call of every turn, in order
 
-    @property
-    def calls(self) -> tuple[TraceCall, ...]:
-        return tuple(call for turn in self.turns for call in turn.calls)
+    def __post_init__(self) -> None:
+        # every assertion walks the calls: flattened once (the dataclass is frozen)
+        object.__setattr__(self, "calls", tuple(c for turn in self.turns for c in turn.calls))
 
     @property
     def turn_count(self) -> int:

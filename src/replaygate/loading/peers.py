@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -61,7 +62,13 @@ def load_all(
         return load_packs(targets, cwd=cwd, root=root, now=now)
     loaded = load_packs(pack_targets, cwd=cwd, root=root, now=now) if pack_targets else None
     base = root or files.find_repository_root(peer_paths[0].parent) or cwd
-    found, problems = _peer_packs(peer_paths, base.resolve(), peers)
+    # Every trace is read whole and kept for the run: collecting while they are built would
+    # rescan them again and again (the runner freezes them before evaluating).
+    gc.disable()
+    try:
+        found, problems = _peer_packs(peer_paths, base.resolve(), peers)
+    finally:
+        gc.enable()
     if loaded is None:
         return Loaded(tuple(found), tuple(problems))
     return Loaded((*loaded.packs, *found), (*loaded.problems, *problems))

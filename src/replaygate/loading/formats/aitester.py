@@ -15,11 +15,10 @@ from replaygate.assertions.trace_compile import (
 )
 from replaygate.assertions.values import suggestion
 from replaygate.errors import PackError
-from replaygate.loading import files, traces, yaml_reader
+from replaygate.loading import files, yaml_reader
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import CaseInput
 from replaygate.loading.formats.aitester_trace import Run
-from replaygate.loading.normalize import normalize_response
 from replaygate.loading.pack import contract_path, shown_path, validate
 
 # Rust ai-tester assertions that read the sandbox's files or run commands: not in a trace.
@@ -161,8 +160,9 @@ def case_for(scenario: Contract, case_id: str, shown: str) -> GoldenCase:
 def case_input(run: Run, shown: str) -> CaseInput | str:
     if run.errors:
         return f"{shown}: the run recorded errors, so it has nothing to judge: {run.errors[0]}"
-    document, calls = normalize_response(traces.legacy_response({}, run.trace))
-    return CaseInput({}, {}, document, calls, shown, run.trace, run.recorded)
+    # tool inputs are JSON objects by the trace's schema: nothing for the call checks to see
+    document = {"success": True, "tool_calls": [], "content": run.trace.final_output}
+    return CaseInput({}, {}, document, (), shown, run.trace, run.recorded)
 
 
 def scenario_index(folder: Path, root: Path) -> dict[str, Path]:
