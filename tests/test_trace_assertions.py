@@ -328,7 +328,10 @@ def test_at_most_three_escapes_are_listed() -> None:
          "t[0].type: 'tool_caled' is not a trace assertion (did you mean 'tool_called'?)"),
         ("- id: a\n  type: tool_called\n  tol: X\n", 3,
          "t[0].tol: unknown key (did you mean 'tool'?)"),
-        ("- id: a\n  type: tool_called\n", 1, "t[0]: tool_called needs 'tool'"),
+        ("- id: a\n  type: tool_called\n", 1,
+         "t[0]: tool_called needs exactly one of 'tool' or 'tool_pattern'"),
+        ("- id: a\n  type: no_tool_called\n  tool: A\n  tool_pattern: B\n", 1,
+         "t[0]: no_tool_called needs exactly one of 'tool' or 'tool_pattern'"),
         ("- type: output_contains\n  pattern: x\n", 1, "t[0].id: expected a non-empty string"),
         ("- id: a\n  type: output_contains\n  pattern: x\n  weight: 0\n", 4,
          "t[0].weight: expected a number above 0, got 0"),
@@ -367,3 +370,16 @@ def test_an_invalid_regex_in_no_tool_called_is_a_load_problem_not_a_pass() -> No
     # ai-tester silently passes no_tool_called when the regex does not compile
     with pytest.raises(PackError, match="invalid regex"):
         compile_one("- {id: a, type: no_tool_called, tool: B, args_match: {command: '[z-a]'}}")
+
+
+def test_tool_pattern_selects_tools_by_regex() -> None:
+    mcp = trace(call("mcp__github__create_issue", title="x"), call("Read", file_path="a"))
+    assert (
+        check("- {id: a, type: tool_called, tool_pattern: '^mcp__github__'}", mcp).message is None
+    )
+    verdict = check("- {id: a, type: no_tool_called, tool_pattern: '^mcp__'}", mcp)
+    assert verdict.message == (
+        "a tool matching '^mcp__' was called (1 time(s)), first with {'title': 'x'}"
+    )
+    missing = check("- {id: a, type: tool_called, tool_pattern: '^Web'}", mcp)
+    assert missing.message == "a tool matching '^Web' was never called"

@@ -43,6 +43,7 @@ class Keyword:
     fields: Mapping[str, Callable[[Any, str], Any]]
     required: frozenset[str]
     check: Callable[[Trace, Spec], Verdict]
+    one_of: frozenset[str] = frozenset()  # exactly one of these fields must be given
 
 
 # --- prepare: validate a field (value, "where") -> prepared value ---------------------------
@@ -112,7 +113,20 @@ def _args(spec: Spec) -> tuple[ArgMatch, ...]:
 
 def _call_text(spec: Spec) -> str:
     args = ", ".join(match.describe() for match in _args(spec))
-    return f"{spec['tool']!r}" + (f" with {args}" if args else "")
+    return _tool_text(spec) + (f" with {args}" if args else "")
+
+
+def _tool_text(spec: Spec) -> str:
+    if "tool_pattern" in spec:
+        return f"a tool matching {spec['tool_pattern'].pattern!r}"
+    return repr(spec["tool"])
+
+
+def _of_tool(trace: Trace, spec: Spec) -> list[TraceCall]:
+    """The calls of the spec's tool: named ``tool``, or matching ``tool_pattern``."""
+    if "tool_pattern" in spec:
+        return [call for call in trace.calls if search(spec["tool_pattern"], call.name)]
+    return [call for call in trace.calls if call.name == spec["tool"]]
 
 
 def _captures(call: TraceCall, fields: tuple[str, ...], limit: int) -> tuple[Capture, ...]:
@@ -141,10 +155,10 @@ def _failing(message: str, classification: str, rules: set[Rule]) -> Verdict:
 def _tool_called(trace: Trace, spec: Spec) -> Verdict:
     """call_index: the N-th call of the tool (all its calls counted) must match;
     match_index: the N-th of the calls that match."""
-    calls = [call for call in trace.calls if call.name == spec["tool"]]
+    calls = _of_tool(trace, spec)
     if not calls:
         return _failing(
-            f"{spec['tool']!r} was never called", Classification.TOOL_NOT_INVOKED, set()
+            f"{_tool_text(spec)} was never called", Classification.TOOL_NOT_INVOKED, set()
         )
     rules: set[Rule] = set()
     index = spec.get("call_index")
@@ -186,7 +200,7 @@ def _tool_call_sequence(trace: Trace, spec: Spec) -> Verdict:
 
 def _no_tool_called(trace: Trace, spec: Spec) -> Verdict:
     rules: set[Rule] = set()
-    calls = [call for call in trace.calls if call.name == spec["tool"]]
+    calls = _of_tool(trace, spec)
     hits = [n for n, call in enumerate(calls) if args_hold(_args(spec), call.arguments, rules)]
     if not hits:
         return Verdict(None, rules=frozenset(rules))
@@ -271,7 +285,8 @@ def _no_path_escape(trace: Trace, spec: Spec) -> Verdict:
 
 
 _CAPTURE = {"capture": _texts, "capture_max_chars": _positive}
-_ARGS = {"tool": _text, "args_match": compile_args}
+_ARGS = {"tool": _text, "tool_pattern": compile_pattern, "args_match": compile_args}
+_TOOL = frozenset({"tool", "tool_pattern"})
 _PATTERN = {"pattern": compile_pattern}
 
 KEYWORDS: dict[str, Keyword] = {
@@ -280,8 +295,9 @@ KEYWORDS: dict[str, Keyword] = {
         Keyword(
             "tool_called",
             {**_ARGS, "call_index": _count, "match_index": _count, **_CAPTURE},
-            frozenset({"tool"}),
+            frozenset(),
             _tool_called,
+            _TOOL,
         ),
         Keyword(
             "tool_call_sequence",
@@ -289,7 +305,7 @@ KEYWORDS: dict[str, Keyword] = {
             frozenset({"sequence"}),
             _tool_call_sequence,
         ),
-        Keyword("no_tool_called", _ARGS, frozenset({"tool"}), _no_tool_called),
+        Keyword("no_tool_called", _ARGS, frozenset(), _no_tool_called, _TOOL),
         Keyword("output_contains", _PATTERN, frozenset({"pattern"}), _output_contains),
         Keyword("no_output_contains", _PATTERN, frozenset({"pattern"}), _no_output_contains),
         Keyword("turn_count_at_most", {"max": _positive}, frozenset({"max"}), _turn_count_at_most),

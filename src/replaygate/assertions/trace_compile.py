@@ -68,6 +68,9 @@ def compile_trace_assertion(
     missing = sorted(keyword.required - spec.keys())
     if missing:
         raise PackError(file, line, f"{locator}: {name} needs '{missing[0]}'")
+    if keyword.one_of and len(keyword.one_of & spec.keys()) != 1:
+        choices = " or ".join(f"'{key}'" for key in sorted(keyword.one_of))
+        raise PackError(file, line, f"{locator}: {name} needs exactly one of {choices}")
     return TraceAssertion(
         _id(raw.get("id"), locator, file, at.get("id", line)),
         name,
