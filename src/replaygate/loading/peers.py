@@ -34,7 +34,6 @@ class PeerOptions:
 class _File:
     path: Path
     shown: str
-    data: Any
 
 
 def _is_peer(path: Path) -> bool:
@@ -77,7 +76,7 @@ def load_all(
 def _peer_packs(
     paths: list[Path], root: Path, options: PeerOptions
 ) -> tuple[list[Pack], list[Problem]]:
-    runs: list[_File] = []
+    runs: list[tuple[Run, str]] = []  # read at once: the parsed JSON is dropped file by file
     cases: list[_File] = []
     problems: list[Problem] = []
     for path in (f for p in paths for f in ([p] if p.is_file() else _json_files(p))):
@@ -93,8 +92,13 @@ def _peer_packs(
         if kind is None:
             message = "not an ai-tester trace (schemaVersion) or a Connexity test case (name)"
             problems.append(Problem(shown, None, message))
+        elif kind == CONNEXITY:
+            cases.append(_File(path, shown))
         else:
-            (runs if kind == AI_TESTER else cases).append(_File(path, shown, data))
+            try:
+                runs.append((read_run(data, shown), shown))
+            except PackError as exc:
+                problems.append(Problem(exc.file, exc.line, exc.message))
     directory = paths[0] if paths[0].is_dir() else paths[0].parent
     packs = [
         _aitester_pack(runs, directory, root, options, problems) if runs else None,
@@ -112,14 +116,17 @@ def _kind(data: Any) -> str | None:
 
 
 def _aitester_pack(
-    found: list[_File], directory: Path, root: Path, options: PeerOptions, problems: list[Problem]
+    found: list[tuple[Run, str]],
+    directory: Path,
+    root: Path,
+    options: PeerOptions,
+    problems: list[Problem],
 ) -> Pack | None:
     by_scenario: dict[Path, list[tuple[Run, str]]] = {}
     index: dict[str, Path] | None = None
-    for item in found:
+    for run, shown in found:
         try:
-            run = read_run(item.data, item.shown)
-            path = aitester.recorded_scenario(run, root, item.shown)
+            path = aitester.recorded_scenario(run, root, shown)
             if path is None and options.scenarios is not None:
                 if index is None:
                     index = aitester.scenario_index(options.scenarios, root)
@@ -131,9 +138,9 @@ def _aitester_pack(
             where = f"at {run.scenario_path!r}" if run.scenario_path else "(no path recorded)"
             hint = "" if options.scenarios else "; pass --scenarios DIR"
             message = f"scenario {run.scenario!r} not found {where}{hint}"
-            problems.append(Problem(item.shown, None, message))
+            problems.append(Problem(shown, None, message))
             continue
-        by_scenario.setdefault(path, []).append((run, item.shown))
+        by_scenario.setdefault(path, []).append((run, shown))
     contracts, inputs = [], {}
     for path, runs in by_scenario.items():
         try:
