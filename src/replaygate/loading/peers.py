@@ -124,9 +124,12 @@ def _aitester_pack(
 ) -> Pack | None:
     by_scenario: dict[Path, list[tuple[Run, str]]] = {}
     index: dict[str, Path] | None = None
+    recorded: dict[str | None, Path | None] = {}  # runs of one scenario record one path
     for run, shown in found:
         try:
-            path = aitester.recorded_scenario(run, root, shown)
+            if run.scenario_path not in recorded:
+                recorded[run.scenario_path] = aitester.recorded_scenario(run, root, shown)
+            path = recorded[run.scenario_path]
             if path is None and options.scenarios is not None:
                 if index is None:
                     index = aitester.scenario_index(options.scenarios, root)
