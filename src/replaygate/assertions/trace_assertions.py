@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from replaygate.assertions import trace_fields as fields
 from replaygate.assertions.trace import Trace, TraceCall
+from replaygate.assertions.trace_fields import Spec
 from replaygate.assertions.trace_match import (
     ArgMatch,
     Rule,
@@ -19,12 +20,11 @@ from replaygate.assertions.trace_match import (
     search,
 )
 from replaygate.assertions.trace_paths import allowed_prefixes, escape, path_inputs
-from replaygate.assertions.values import is_number, short
+from replaygate.assertions.values import short
 from replaygate.results.model import Capture, Classification
 
 QUESTION_TOOLS = frozenset({"AskUserQuestion", "Questions"})
 DEFAULT_CAPTURE_CHARS = 2000
-Spec = Mapping[str, Any]  # an assertion's prepared fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,63 +44,6 @@ class Keyword:
     required: frozenset[str]
     check: Callable[[Trace, Spec], Verdict]
     one_of: frozenset[str] = frozenset()  # exactly one of these fields must be given
-
-
-# --- prepare: validate a field (value, "where") -> prepared value ---------------------------
-
-
-def _text(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"{what} must be a non-empty string, got {short(value)}")
-    return value
-
-
-def _texts(value: Any, what: str) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise ValueError(f"{what} must be a list of strings, got {short(value)}")
-    return tuple(_text(item, f"{what}[{index}]") for index, item in enumerate(value))
-
-
-def _count(value: Any, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"{what} must be an integer, 0 or more, got {short(value)}")
-    return value
-
-
-def _positive(value: Any, what: str) -> int:
-    if _count(value, what) == 0:
-        raise ValueError(f"{what} must be an integer, 1 or more, got 0")
-    return int(value)
-
-
-def _amount(value: Any, what: str) -> float:
-    if not is_number(value) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{what} must be a number above 0, got {short(value)}")
-    return float(value)
-
-
-def _step(value: Any, what: str) -> Spec:
-    if not isinstance(value, Mapping):
-        raise ValueError(f"{what} must be a mapping with 'tool', got {short(value)}")
-    unknown = [key for key in value if key not in _STEP_FIELDS]
-    if unknown:
-        raise ValueError(f"{what}: unknown key {short(unknown[0])} (use tool, args_match, capture)")
-    if "tool" not in value:
-        raise ValueError(f"{what}: 'tool' is required")
-    return {key: _STEP_FIELDS[key](item, f"{what}.{key}") for key, item in value.items()}
-
-
-def _steps(value: Any, what: str) -> tuple[Spec, ...]:
-    if not isinstance(value, list) or not value:
-        raise ValueError(f"{what} must be a non-empty list of steps, got {short(value)}")
-    return tuple(_step(item, f"{what}[{index}]") for index, item in enumerate(value))
-
-
-_STEP_FIELDS: dict[str, Callable[[Any, str], Any]] = {
-    "tool": _text,
-    "args_match": compile_args,
-    "capture": _texts,
-}
 
 
 # --- shared pieces of the checks ------------------------------------------------------------
@@ -284,8 +227,8 @@ def _no_path_escape(trace: Trace, spec: Spec) -> Verdict:
     return _failing(message, Classification.PATH_ESCAPE, rules)
 
 
-_CAPTURE = {"capture": _texts, "capture_max_chars": _positive}
-_ARGS = {"tool": _text, "tool_pattern": compile_pattern, "args_match": compile_args}
+_CAPTURE = {"capture": fields.texts, "capture_max_chars": fields.positive}
+_ARGS = {"tool": fields.text, "tool_pattern": compile_pattern, "args_match": compile_args}
 _TOOL = frozenset({"tool", "tool_pattern"})
 _PATTERN = {"pattern": compile_pattern}
 
@@ -294,30 +237,32 @@ KEYWORDS: dict[str, Keyword] = {
     for k in (
         Keyword(
             "tool_called",
-            {**_ARGS, "call_index": _count, "match_index": _count, **_CAPTURE},
+            {**_ARGS, "call_index": fields.count, "match_index": fields.count, **_CAPTURE},
             frozenset(),
             _tool_called,
             _TOOL,
         ),
         Keyword(
             "tool_call_sequence",
-            {"sequence": _steps, "capture_max_chars": _positive},
+            {"sequence": fields.steps, "capture_max_chars": fields.positive},
             frozenset({"sequence"}),
             _tool_call_sequence,
         ),
         Keyword("no_tool_called", _ARGS, frozenset(), _no_tool_called, _TOOL),
         Keyword("output_contains", _PATTERN, frozenset({"pattern"}), _output_contains),
         Keyword("no_output_contains", _PATTERN, frozenset({"pattern"}), _no_output_contains),
-        Keyword("turn_count_at_most", {"max": _positive}, frozenset({"max"}), _turn_count_at_most),
-        Keyword("token_budget", {"max": _amount}, frozenset({"max"}), _token_budget),
+        Keyword(
+            "turn_count_at_most", {"max": fields.positive}, frozenset({"max"}), _turn_count_at_most
+        ),
+        Keyword("token_budget", {"max": fields.amount}, frozenset({"max"}), _token_budget),
         Keyword(
             "no_path_escape",
-            {"root": _text, "tools": _texts, "allow_outside": _texts},
+            {"root": fields.text, "tools": fields.texts, "allow_outside": fields.texts},
             frozenset(),
             _no_path_escape,
         ),
         Keyword("no_unanswered_questions", {}, frozenset(), _no_unanswered_questions),
-        Keyword("max_turns", {"max": _positive}, frozenset({"max"}), _max_turns),
+        Keyword("max_turns", {"max": fields.positive}, frozenset({"max"}), _max_turns),
     )
 }
 COMMON_FIELDS = ("id", "type", "weight")

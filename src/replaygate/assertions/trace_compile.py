@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.assertions.trace import Trace
-from replaygate.assertions.trace_assertions import COMMON_FIELDS, KEYWORDS, Spec, Verdict
+from replaygate.assertions.trace_assertions import COMMON_FIELDS, KEYWORDS, Verdict
+from replaygate.assertions.trace_fields import Spec
 from replaygate.assertions.values import is_number, short, suggestion
 from replaygate.errors import PackError
 

@@ -75,6 +75,8 @@ def escape(
     call: TraceCall, field: str, raw: str, prefixes: list[tuple[str, bool]], rules: set[Rule]
 ) -> str | None:
     """The resolved path when it leaves every allowed prefix, else None; notes the rules."""
+    if not raw.startswith(("/", _HOME)) and ".." not in raw.split("/"):
+        return None  # relative, without `..`: inside the sandbox whatever the sandbox is
     sandbox = prefixes[0][0]
     path = resolve(raw, sandbox)
     holder = next((rel for prefix, rel in prefixes if _inside(path, prefix)), None)
