@@ -2,6 +2,8 @@
 
 Usage: python bench/bench_traces.py [--traces 10000] [--turns 20] [--repeat N] [--keep DIR]
 
+`run` uses the default --jobs (one process per CPU from 2000 cases), `run1` --jobs 1.
+
 Each measurement runs in a fresh subprocess (this script with --child), so peak RSS is that
 of one run only; timings exclude interpreter start-up.
 """
@@ -114,19 +116,21 @@ def parse_floor(root: Path) -> None:
             json.loads((Path(directory) / name).read_text(encoding="utf-8"))
 
 
-def replaygate_run(root: Path) -> int:
+def replaygate_run(root: Path, *extra: str) -> int:
     from replaygate import cli
 
     out = root / "out"
     out.mkdir(exist_ok=True)
     argv = ["run", "--root", str(root), "--json", str(out / "results.json")]
-    argv += ["--junit", str(out / "junit.xml"), str(root / "runs")]
+    argv += ["--junit", str(out / "junit.xml"), str(root / "runs"), *extra]
     return cli.main(argv)
 
 
 def child(mode: str, root: Path, report: Path) -> None:
     start = time.perf_counter()
-    code = replaygate_run(root) if mode == "run" else 0
+    code = 0
+    if mode.startswith("run"):
+        code = replaygate_run(root, *(["--jobs", "1"] if mode == "run1" else []))
     if mode == "floor":
         parse_floor(root)
     seconds = time.perf_counter() - start
@@ -163,13 +167,15 @@ def main(argv: list[str] | None = None) -> int:
         root = base / f"t{args.traces}"
         generate(root, args.traces, args.turns)
         size = sum(f.stat().st_size for f in (root / "runs").rglob("*.json")) / 2**20
-        floor, run = measure("floor", root, args.repeat), measure("run", root, args.repeat)
+        floor = measure("floor", root, args.repeat)
+        print(f"{args.traces} traces of {args.turns} turns, {size:.0f} MB of JSON; "
+              f"floor {floor['seconds']:.2f}s {floor['rss_mb']:.0f} MB")  # fmt: skip
+        for mode in ("run", "run1"):
+            run = measure(mode, root, args.repeat)
+            print(f"{mode:5} {run['seconds']:.2f}s {run['rss_mb']:.0f} MB (exit {run['exit']}); "
+                  f"ratio {run['seconds'] / floor['seconds']:.2f}; "
+                  f"{run['seconds'] / args.traces * 1e6:.0f} us/trace")  # fmt: skip
         totals = json.loads((root / "out" / "results.json").read_text())["totals"]
-        print(f"{args.traces} traces of {args.turns} turns, {size:.0f} MB of JSON")
-        print(f"floor {floor['seconds']:.2f}s {floor['rss_mb']:.0f} MB; "
-              f"run {run['seconds']:.2f}s {run['rss_mb']:.0f} MB (exit {run['exit']}); "
-              f"ratio {run['seconds'] / floor['seconds']:.2f}; "
-              f"{run['seconds'] / args.traces * 1e6:.0f} us/trace")  # fmt: skip
         print(f"totals {totals}")
     finally:
         if not args.keep:
