@@ -272,3 +272,32 @@ def test_rust_sandbox_assertions_are_not_evaluated_never_passed(tmp_path: Path) 
     assert code == 0 and item["status"] == "not_evaluated" and item["weight"] == 0
     summary = (root / "s.md").read_text().replace("&#95;", "_")
     assert "not evaluated: plan-written (file_exists)" in summary
+
+
+def test_a_trace_symlinked_from_outside_the_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    root = repo(tmp_path / "repo")
+    outside = tmp_path / "secret.json"
+    outside.write_text(json.dumps(COMPLETE))
+    (root / "runs" / "link.json").symlink_to(outside)
+    code, results = run(root)
+    assert code == 2 and results["cases"] == []
+    (problem,) = results["problems"]
+    assert problem["file"] == "runs/link.json" and "through a symlink" in problem["message"]
+
+
+def test_scenarios_dir_problems_are_reported_once(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    copy_of = root / "skills" / "copy.yaml"
+    copy_of.write_text((root / SCENARIO_PATH).read_text())
+    (root / "skills" / "broken.yaml").write_text("a: [\n")
+    (root / "skills" / "_shared.yaml").write_text("a: [\n")  # ai-tester skips `_` files too
+    smoke = json.loads((DATA / "trace-1.1.0-smoke.json").read_text())
+    write_run(root, "one", smoke)
+    write_run(root, "two", smoke)
+    code, results = run(root, "--scenarios", str(root / "skills"))
+    problems = [(p["file"], p["message"]) for p in results["problems"]]
+    assert code == 2 and len(problems) == 2
+    assert problems[0][0] == "skills/broken.yaml"
+    assert problems[1] == (SCENARIO_PATH, "scenario 'synth' is also in skills/copy.yaml")
+    assert len(results["cases"]) == 2

@@ -186,3 +186,17 @@ def test_an_unknown_difficulty_is_refused_with_the_valid_ones(
 ) -> None:
     assert main(["run", "--difficulty", "easy"]) == 2
     assert "must be one of normal, hard, got 'easy'" in capsys.readouterr().err
+
+
+def test_a_transcript_symlinked_from_elsewhere_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    root = repo(tmp_path / "repo")
+    elsewhere = tmp_path / "other.json"
+    elsewhere.write_text((DATA / "refund.transcript.json").read_text())
+    transcript = root / "cases" / "refund.transcript.json"
+    transcript.unlink()
+    transcript.symlink_to(elsewhere)
+    code, results = run(root)
+    case = by_case(results)["Refund Request — Valid"]
+    assert code == 1 and case["status"] == "error"
+    assert "transcript 'refund.transcript.json' leaves" in case["reason"]

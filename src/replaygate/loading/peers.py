@@ -46,9 +46,22 @@ def _is_peer(path: Path) -> bool:
 
 
 def _json_files(folder: Path) -> Iterator[Path]:
+    yield from walk(folder, (".json",))
+
+
+def walk(folder: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
+    """Files below ``folder`` with one of the suffixes, sorted; symlinked folders and .git
+    are not entered."""
     for here, dirs, names in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d != ".git")
-        yield from (Path(here) / n for n in sorted(names) if n.endswith(".json"))
+        yield from (Path(here) / n for n in sorted(names) if n.endswith(suffixes))
+
+
+def inside(folder: Path, path: Path, root: Path) -> Path:
+    """``path`` found in ``folder``, refused when it is a symlink that leads out of it."""
+    relative = os.path.relpath(path, folder)
+    shown = shown_path(path, root)
+    return files.resolve_inside(folder, relative, root=folder, what="file", file=shown, line=None)
 
 
 def load_all(
@@ -79,12 +92,15 @@ def _peer_packs(
     runs: list[tuple[Run, str]] = []  # read at once: the parsed JSON is dropped file by file
     cases: list[_File] = []
     problems: list[Problem] = []
-    for path in (f for p in paths for f in ([p] if p.is_file() else _json_files(p))):
+    found = ((p, p.parent if p.is_file() else p) for p in paths)
+    for path, folder in (
+        (f, d) for p, d in found for f in ([p] if p.is_file() else _json_files(p))
+    ):
         if path.name.endswith(connexity.TRANSCRIPT_SUFFIX):
             continue  # read with its test case
         shown = shown_path(path, root)
         try:
-            data = json_reader.load_json(path, shown=shown)
+            data = json_reader.load_json(inside(folder, path, root), shown=shown)
         except PackError as exc:
             problems.append(Problem(exc.file, exc.line, exc.message))
             continue
@@ -132,7 +148,8 @@ def _aitester_pack(
             path = recorded[run.scenario_path]
             if path is None and options.scenarios is not None:
                 if index is None:
-                    index = aitester.scenario_index(options.scenarios, root)
+                    scenarios = walk(options.scenarios, (".yaml", ".yml"))
+                    index = aitester.scenario_index(scenarios, root, problems)
                 path = index.get(run.scenario)
         except PackError as exc:
             problems.append(Problem(exc.file, exc.line, exc.message))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import CaseInput
 from replaygate.loading.formats.aitester_trace import Run
 from replaygate.loading.pack import contract_path, shown_path, validate
+from replaygate.results.model import Problem
 
 # Rust ai-tester assertions that read the sandbox's files or run commands: not in a trace.
 SANDBOX_TYPES = frozenset(
@@ -165,16 +166,25 @@ def case_input(run: Run, shown: str) -> CaseInput | str:
     return CaseInput({}, {}, document, (), shown, run.trace, run.recorded)
 
 
-def scenario_index(folder: Path, root: Path) -> dict[str, Path]:
-    """Scenario ids to files, for every *.yaml and *.yml below ``folder``."""
+def scenario_index(paths: Iterable[Path], root: Path, problems: list[Problem]) -> dict[str, Path]:
+    """Scenario ids to files; a file that does not read, or a second file of one id, is a
+    problem (ai-tester skips files whose names start with `_`, and so do we)."""
     found: dict[str, Path] = {}
-    for path in sorted([*folder.rglob("*.yaml"), *folder.rglob("*.yml")]):
-        if path.name.startswith("_") or ".git" in path.parts:
+    for path in paths:
+        shown = shown_path(path, root)
+        try:
+            raw = (
+                yaml_reader.load_yaml(path, shown=shown) if not path.name.startswith("_") else None
+            )
+        except PackError as exc:
+            problems.append(Problem(exc.file, exc.line, exc.message))
             continue
-        raw = yaml_reader.load_yaml(path, shown=shown_path(path, root))
         name = raw.get("scenario") if isinstance(raw, Mapping) else None
-        if isinstance(name, str):
-            found.setdefault(name, path)
+        if isinstance(name, str) and name in found:
+            first = shown_path(found[name], root)
+            problems.append(Problem(shown, None, f"scenario {name!r} is also in {first}"))
+        elif isinstance(name, str):
+            found[name] = path
     return found
 
 

@@ -214,7 +214,10 @@ def case_input(path: Path, root: Path) -> CaseInput | str:
     if not transcript.is_file():
         return f"no recorded transcript at {shown}"
     try:
-        trace = transcript_trace(json_reader.load_json(transcript, shown=shown))
+        where = files.resolve_inside(
+            path.parent, transcript.name, root=path.parent, what="transcript", file=shown, line=None
+        )
+        trace = transcript_trace(json_reader.load_json(where, shown=shown))
         document, calls = normalize_response(traces.legacy_response({}, trace))
     except PackError as exc:
         return str(exc)
