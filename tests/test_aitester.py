@@ -244,7 +244,7 @@ def test_trace_problems_name_the_file(tmp_path: Path, change: Any, problem: str)
          "unknown key 'max_turn' (did you mean 'max_turns'?)"),
         (lambda s: s.replace('command: "^git status"', "command: yes"), 43,
          "`yes` is read as true by YAML; quote it"),
-        (lambda s: s.replace('command: "^(?!git )"', 'command: "(?<!"'), 60, "invalid regex"),
+        (lambda s: s.replace('command: "^(?!git )"', 'command: "(?<!"'), 61, "invalid regex"),
         (lambda s: s.replace("type: turn_count_at_most", "type: turn_count"), 68,
          "'turn_count' is not a trace assertion"),
     ],

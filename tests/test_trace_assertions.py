@@ -336,7 +336,11 @@ def test_at_most_three_escapes_are_listed() -> None:
         ("- id: a\n  type: output_contains\n  pattern: x\n  weight: 0\n", 4,
          "t[0].weight: expected a number above 0, got 0"),
         ("- id: a\n  type: no_tool_called\n  tool: B\n  args_match:\n    command: '(unclosed'\n",
-         4, "t[0].args_match.command: invalid regex '(unclosed'"),
+         5, "t[0].args_match.command: invalid regex '(unclosed'"),
+        ("- id: a\n  type: tool_call_sequence\n  sequence:\n    - tool: A\n    - tool: B\n"
+         "      args_match:\n        x: '['\n", 7, "t[0].sequence[1].args_match.x: invalid regex"),
+        ("- id: a\n  type: tool_call_sequence\n  sequence:\n    - tool: A\n    - 3\n", 5,
+         "t[0].sequence[1] must be a mapping with 'tool'"),
         ("- id: a\n  type: output_contains\n  pattern: 'a{100000}'\n", 3, "is too large"),
         ("- id: a\n  type: tool_called\n  tool: B\n  call_index: -1\n", 4,
          "t[0].call_index must be an integer, 0 or more, got -1"),

@@ -90,7 +90,18 @@ def _field(fields: Mapping[str, Any], key: Any, value: Any, what: str, file: str
     try:
         return fields[key](value, what)
     except ValueError as exc:
-        raise PackError(file, line, str(exc)) from None
+        raise PackError(file, _line_at(value, getattr(exc, "at", ()), line), str(exc)) from None
+
+
+def _line_at(node: Any, at: tuple[str | int, ...], line: int) -> int:
+    """The line of the value ``at`` leads to inside a YAML field (as deep as lines are known)."""
+    for part in at:
+        lines = getattr(node, "item_lines" if isinstance(part, int) else "key_lines", None)
+        known = range(len(lines)) if isinstance(lines, list) else (lines or {})
+        if part not in known:
+            break
+        line, node = lines[part], node[part]  # type: ignore[index]  # known above
+    return int(line)
 
 
 def _id(value: Any, locator: str, file: str, line: int) -> str:

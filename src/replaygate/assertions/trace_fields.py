@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from replaygate.assertions.trace_match import compile_args
+from replaygate.assertions.trace_match import compile_args, located
 from replaygate.assertions.values import is_number, short
 
 Spec = Mapping[str, Any]  # an assertion's prepared fields
@@ -50,13 +50,25 @@ def step(value: Any, what: str) -> Spec:
         raise ValueError(f"{what}: unknown key {short(unknown[0])} (use tool, args_match, capture)")
     if "tool" not in value:
         raise ValueError(f"{what}: 'tool' is required")
-    return {key: _STEP_FIELDS[key](item, f"{what}.{key}") for key, item in value.items()}
+    prepared = {}
+    for key, item in value.items():
+        try:
+            prepared[key] = _STEP_FIELDS[key](item, f"{what}.{key}")
+        except ValueError as exc:
+            raise located(key, exc) from None
+    return prepared
 
 
 def steps(value: Any, what: str) -> tuple[Spec, ...]:
     if not isinstance(value, list) or not value:
         raise ValueError(f"{what} must be a non-empty list of steps, got {short(value)}")
-    return tuple(step(item, f"{what}[{index}]") for index, item in enumerate(value))
+    found = []
+    for index, item in enumerate(value):
+        try:
+            found.append(step(item, f"{what}[{index}]"))
+        except ValueError as exc:
+            raise located(index, exc) from None
+    return tuple(found)
 
 
 _STEP_FIELDS: dict[str, Callable[[Any, str], Any]] = {

@@ -22,6 +22,19 @@ from replaygate.assertions.operators import (
 from replaygate.assertions.values import non_json, short, strict_equal
 
 
+class FieldError(ValueError):
+    """A bad value inside a field; ``at`` leads from the field to it (keys and indexes)."""
+
+    def __init__(self, message: str, at: tuple[str | int, ...]) -> None:
+        super().__init__(message)
+        self.at = at
+
+
+def located(at: str | int, exc: ValueError) -> FieldError:
+    """``exc`` as a FieldError one step further from the field's root."""
+    return FieldError(str(exc), (at, *getattr(exc, "at", ())))
+
+
 class Rule(StrEnum):
     """Where replaygate's verdict is deliberately stricter than a peer tool's (docs/traces.md)."""
 
@@ -147,7 +160,13 @@ def compile_args(raw: Any, what: str) -> tuple[ArgMatch, ...]:
     any other value is JSON that the argument must equal."""
     if not isinstance(raw, Mapping) or not raw:
         raise ValueError(f"{what} must be a non-empty mapping of argument to regex")
-    return tuple(_arg(key, value, what) for key, value in raw.items())
+    found = []
+    for key, value in raw.items():
+        try:
+            found.append(_arg(key, value, what))
+        except ValueError as exc:
+            raise located(key, exc) from None
+    return tuple(found)
 
 
 def _arg(key: Any, value: Any, what: str) -> ArgMatch:
