@@ -134,6 +134,10 @@ def test_malformed_arguments_in_a_trace_are_none_not_an_empty_object() -> None:
             "usage.input_tokens: expected a token count",
         ),
         ({"turns": [], "final_output": 1}, "response.final_output: expected a string"),
+        (
+            {"turns": [{"tool_calls": [{"name": "f", "is_error": "no"}]}]},
+            "response.turns[0].tool_calls[0].is_error: expected true or false",
+        ),
     ],
 )
 def test_bad_trace_shapes_are_located(response: Any, message: str) -> None:

@@ -157,6 +157,9 @@ def _flat_turn(raw: Any, where: str) -> Turn:
     for index, call in enumerate(raw_calls):
         if isinstance(call, Mapping):
             _known(call, _FLAT_CALL_KEYS, f"{where}.tool_calls[{index}]")
+            if not isinstance(call.get("is_error", False), bool):
+                message = f"{where}.tool_calls[{index}].is_error: expected true or false"
+                raise FixtureShapeError(message)
     calls = tuple(_call(c, f"{where}.tool_calls[{i}]", {}) for i, c in enumerate(raw_calls))
     return Turn(role, text, calls, usage(raw.get("usage"), f"{where}.usage"))
 
