@@ -106,3 +106,21 @@ def test_every_report_shows_the_score_and_the_failed_assertion(tmp_path: Path) -
     assert "score: 0.25 (failed: mentions-done)" in junit
     assert "failed: mentions-done (output_contains)" in junit
     assert "mentions-done: the final output" in render_text(result)
+
+
+def test_the_documented_trace_contracts_load(tmp_path: Path) -> None:
+    from replaygate.loading.pack import load_contract
+
+    docs = Path(__file__).resolve().parents[1]
+    blocks = [
+        block.split("```", 1)[0]
+        for page in ("README.md", "docs/traces.md")
+        for block in (docs / page).read_text(encoding="utf-8").split("```yaml\n")[1:]
+        if "trace_assertions:" in block.split("```", 1)[0]
+    ]
+    assert len(blocks) == 2
+    for index, text in enumerate(blocks):
+        path = tmp_path / f"c{index}.yaml"
+        path.write_text(text)
+        contract = load_contract(path, tmp_path, tmp_path)
+        assert contract.trace_assertions, text
