@@ -103,6 +103,11 @@ def test_flat_turns_with_sandbox_and_final_output() -> None:
     assert trace.calls[0].result == "text" and trace.total_tokens == 7
 
 
+def test_wrapped_messages_may_record_a_sandbox_and_a_final_output() -> None:
+    trace = read_trace({"messages": OPENAI, "sandbox": "/srv", "final_output": "Done."})
+    assert (trace.sandbox, trace.final_output, len(trace.calls)) == ("/srv", "Done.", 2)
+
+
 def test_malformed_arguments_in_a_trace_are_none_not_an_empty_object() -> None:
     messages = [
         {
@@ -134,6 +139,11 @@ def test_malformed_arguments_in_a_trace_are_none_not_an_empty_object() -> None:
             "usage.input_tokens: expected a token count",
         ),
         ({"turns": [], "final_output": 1}, "response.final_output: expected a string"),
+        (
+            {"turns": [], "tool_calls": []},
+            "response: turns and tool_calls cannot be combined (a trace holds its calls",
+        ),
+        ({"messages": [], "content": "x"}, "response: messages and content cannot be combined"),
         (
             {"turns": [{"tool_calls": [{"name": "f", "is_error": "no"}]}]},
             "response.turns[0].tool_calls[0].is_error: expected true or false",

@@ -8,17 +8,21 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from replaygate.errors import PackError
 from replaygate.loading import files, json_reader
 from replaygate.loading.contract import Contract
+from replaygate.loading.files import shown_path
 from replaygate.loading.formats import aitester, connexity
 from replaygate.loading.formats.aitester_trace import Run, read_run
-from replaygate.loading.pack import PACK_FILE, Loaded, Pack, load_packs, shown_path
+from replaygate.loading.pack import Loaded, Pack, load_packs
+from replaygate.loading.targets import MISNAMED_PACK_FILE, PACK_FILE
 from replaygate.results.model import Problem
 
+SNIFFED = 20  # JSON files of a folder looked at to tell it holds other tools' files
 AI_TESTER = "ai-tester"
 CONNEXITY = "connexity"
 
@@ -37,12 +41,23 @@ class _File:
 
 
 def _is_peer(path: Path) -> bool:
-    """A JSON file, or a folder without any pack.yaml that holds JSON files."""
+    """A JSON file, or a folder without any pack file whose first JSON files include an
+    ai-tester trace or a Connexity test case (a pack misnamed ``pack.yml`` stays a pack)."""
     if path.is_file():
         return path.suffix == ".json"
-    if not path.is_dir() or next(files.iter_pack_files(path, PACK_FILE), None) is not None:
+    if not path.is_dir() or any(
+        next(files.iter_pack_files(path, name), None) is not None
+        for name in (PACK_FILE, MISNAMED_PACK_FILE)
+    ):
         return False
-    return next(_json_files(path), None) is not None
+    return any(_kind(_peek(found)) is not None for found in islice(_json_files(path), SNIFFED))
+
+
+def _peek(path: Path) -> Any:
+    try:
+        return json_reader.load_json(path, shown=str(path))
+    except PackError:
+        return None
 
 
 def _json_files(folder: Path) -> Iterator[Path]:
@@ -65,14 +80,23 @@ def inside(folder: Path, path: Path, root: Path) -> Path:
 
 
 def load_all(
-    targets: Sequence[str], *, cwd: Path, root: Path | None, now: datetime, peers: PeerOptions
+    targets: Sequence[str],
+    *,
+    cwd: Path,
+    root: Path | None,
+    now: datetime,
+    peers: PeerOptions,
+    warnings: Sequence[Problem] = (),
 ) -> Loaded:
     """Packs, plus ai-tester runs and Connexity test cases where a target names them."""
-    peer_paths = [(cwd / t).absolute() for t in targets if _is_peer((cwd / t).absolute())]
-    pack_targets = [t for t in targets if not _is_peer((cwd / t).absolute())]
+    is_peer = {target: _is_peer((cwd / target).absolute()) for target in targets}
+    peer_paths = [(cwd / t).absolute() for t in targets if is_peer[t]]
+    pack_targets = [t for t in targets if not is_peer[t]]
     if not peer_paths:
-        return load_packs(targets, cwd=cwd, root=root, now=now)
-    loaded = load_packs(pack_targets, cwd=cwd, root=root, now=now) if pack_targets else None
+        return load_packs(targets, cwd=cwd, root=root, now=now, warnings=warnings)
+    loaded = Loaded((), (), tuple(warnings))
+    if pack_targets:
+        loaded = load_packs(pack_targets, cwd=cwd, root=root, now=now, warnings=warnings)
     base = root or files.find_repository_root(peer_paths[0].parent) or cwd
     # Every trace is read whole and kept for the run: collecting while they are built would
     # rescan them again and again (the runner freezes them before evaluating).
@@ -81,9 +105,9 @@ def load_all(
         found, problems = _peer_packs(peer_paths, base.resolve(), peers)
     finally:
         gc.enable()
-    if loaded is None:
-        return Loaded(tuple(found), tuple(problems))
-    return Loaded((*loaded.packs, *found), (*loaded.problems, *problems))
+    return dataclasses.replace(
+        loaded, packs=(*loaded.packs, *found), problems=(*loaded.problems, *problems)
+    )
 
 
 def _peer_packs(

@@ -8,6 +8,7 @@ from typing import Any
 
 from replaygate.assertions.trace import ASSISTANT, Trace, TraceCall, Turn, Usage
 from replaygate.loading.json_reader import finite_float
+from replaygate.loading.models import TRACE_KEYS
 from replaygate.loading.normalize import FixtureShapeError, ToolCall
 
 _USAGE_KEYS = {
@@ -18,7 +19,6 @@ _USAGE_KEYS = {
 }
 _FLAT_TURN_KEYS = frozenset({"role", "text", "tool_calls", "usage"})
 _FLAT_CALL_KEYS = frozenset({"id", "name", "arguments", "result", "is_error"})
-_FLAT_KEYS = frozenset({"turns", "final_output", "sandbox"})
 _DECODER = json.JSONDecoder(parse_float=finite_float)
 
 
@@ -172,36 +172,45 @@ def _known(raw: Mapping[str, Any], keys: frozenset[str], where: str) -> None:
         )
 
 
-def from_flat(response: Mapping[str, Any]) -> Trace:
-    raw_turns = response["turns"]
+def from_flat(raw_turns: Any) -> Trace:
     if not isinstance(raw_turns, list):
         raise FixtureShapeError("response.turns: expected a list")
     turns = tuple(_flat_turn(t, f"response.turns[{i}]") for i, t in enumerate(raw_turns))
+    return Trace(turns, _final(turns))
+
+
+def read_trace(response: Any) -> Trace:
+    """The trace of a response that ``is_trace``, with its recorded final output and sandbox."""
+    if isinstance(response, list):
+        return from_messages(response, "response")
+    both = [key for key in ("turns", "messages", "tool_calls", "content") if key in response]
+    if len(both) > 1:
+        message = f"response: {both[0]} and {both[1]} cannot be combined (a trace holds its "
+        raise FixtureShapeError(message + "calls and text in its turns or messages)")
+    if "turns" in response:
+        trace = from_flat(response["turns"])
+    elif isinstance(response["messages"], list):
+        trace = from_messages(response["messages"], "response.messages")
+    else:
+        raise FixtureShapeError("response.messages: expected a list")
+    return _recorded_extras(trace, response)
+
+
+def _recorded_extras(trace: Trace, response: Mapping[str, Any]) -> Trace:
     final, sandbox = response.get("final_output"), response.get("sandbox")
     if final is not None and not isinstance(final, str):
         raise FixtureShapeError("response.final_output: expected a string")
     if sandbox is not None and not isinstance(sandbox, str):
         raise FixtureShapeError("response.sandbox: expected a string")
-    return Trace(turns, _final(turns) if final is None else final, sandbox)
-
-
-def read_trace(response: Any) -> Trace:
-    """The trace of a response that ``is_trace``."""
-    if isinstance(response, list):
-        return from_messages(response, "response")
-    if "turns" in response:
-        return from_flat(response)
-    messages = response["messages"]
-    if not isinstance(messages, list):
-        raise FixtureShapeError("response.messages: expected a list")
-    return from_messages(messages, "response.messages")
+    final = trace.final_output if final is None else final
+    return Trace(trace.turns, final, sandbox)
 
 
 def legacy_response(response: Any, trace: Trace) -> dict[str, Any]:
     """What single-response contracts see of a trace: every call of every turn, in order,
     the final output as ``content``, and the response's other keys as recorded."""
     rest = dict(response) if isinstance(response, Mapping) else {}
-    for key in ("turns", "messages", *_FLAT_KEYS):
+    for key in TRACE_KEYS:
         rest.pop(key, None)
     calls = [_legacy_call(call) for call in trace.calls]
     return {**rest, "tool_calls": calls, "content": trace.final_output}

@@ -17,9 +17,10 @@ from replaygate.assertions.trace_match import ArgMatch
 from replaygate.errors import PackError
 from replaygate.loading import files, json_reader, traces, yaml_reader
 from replaygate.loading.contract import Contract, GoldenCase
+from replaygate.loading.files import shown_path
 from replaygate.loading.fixtures import CaseInput
 from replaygate.loading.normalize import FixtureShapeError, normalize_response
-from replaygate.loading.pack import Pack, contract_path, shown_path, validate
+from replaygate.loading.pack import Pack, contract_path, validate
 from replaygate.results.model import Problem
 
 if TYPE_CHECKING:
