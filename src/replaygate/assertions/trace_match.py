@@ -7,7 +7,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from re import _parser as sre_parse  # type: ignore[attr-defined]  # no public regex parser
 from typing import Any
 
 import regex
@@ -17,7 +16,7 @@ from replaygate.assertions.operators import (
     MAX_REGEX_UNITS,
     REGEX_TIMEOUT_S,
     CheckError,
-    regex_units,
+    expanded_size,
 )
 from replaygate.assertions.values import non_json, short, strict_equal
 
@@ -75,20 +74,9 @@ def compile_pattern(text: Any, what: str) -> regex.Pattern[str]:
         compiled = regex.compile(text)
     except (regex.error, OverflowError, RecursionError, ValueError) as exc:
         raise ValueError(f"{what}: invalid regex {short(text)}: {exc}") from None
-    if _units(text) > MAX_REGEX_UNITS:
+    if expanded_size(text) > MAX_REGEX_UNITS:
         raise ValueError(f"{what}: regex {short(text)} is too large once repeats are expanded")
     return compiled
-
-
-def _units(text: str) -> int:
-    try:
-        return regex_units(sre_parse.parse(text))
-    except (re.error, OverflowError, RecursionError):
-        # scoped flags like (?-i) are valid here but not for re's parser: bound the repeats
-        product = 1
-        for count in re.findall(r"\{(\d+)", text):
-            product *= max(int(count), 1)
-        return product
 
 
 def flags_differ(pattern: regex.Pattern[str]) -> bool:

@@ -141,8 +141,7 @@ def _assertion(outcome: AssertionOutcome) -> dict[str, Any]:
         "recorded": outcome.recorded,
         "differs": outcome.differs,
         "captures": [
-            {"field": c.field, "value": c.value, "truncated": c.truncated}
-            for c in outcome.captures
+            {"field": c.field, "value": c.value, "truncated": c.truncated} for c in outcome.captures
         ],
     }
 
