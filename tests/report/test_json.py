@@ -67,7 +67,7 @@ def test_case_and_failure_objects(mixed: RunResult) -> None:
             "operator": None, "expected": "get_weather", "actual": "lookup",
             "file": "packs/demo/contracts/weather.yaml", "line": 14,
         }],
-        "score": None, "assertions": [],
+        "assertions": [],
     }  # fmt: skip
 
 
@@ -177,19 +177,10 @@ def test_load_refuses_another_schema_version(mixed: RunResult) -> None:
     assert load_error("{}").endswith("results file: $: missing 'schema_version'")
 
 
-def test_a_1_0_file_without_score_and_assertions_still_loads(mixed: RunResult) -> None:
-    document = good(mixed) | {"schema_version": "1.0"}
-    for case in document["cases"]:
-        del case["score"], case["assertions"]
-    loaded = load_results(json.dumps(document), shown="old.json")
-    assert [case.case_id for case in loaded.cases] == [case.case_id for case in mixed.cases]
-    assert all(case.score is None and case.assertions == () for case in loaded.cases)
-
-
-def test_a_1_1_file_needs_score_and_assertions(mixed: RunResult) -> None:
+def test_a_case_needs_its_assertions(mixed: RunResult) -> None:
     document = good(mixed)
-    del document["cases"][0]["score"]
-    assert "score" in load_error(json.dumps(document))
+    del document["cases"][0]["assertions"]
+    assert load_error(json.dumps(document)).endswith("$.cases[0]: missing 'assertions'")
 
 
 @pytest.mark.parametrize(

@@ -11,15 +11,23 @@ from replaygate.assertions.trace_compile import NotEvaluated, TraceAssertion
 from replaygate.assertions.trace_match import RULE_TEXT
 from replaygate.engine.collector import CaseUndecidable, Collector
 from replaygate.loading.fixtures import CaseInput, Recorded
+from replaygate.loading.normalize import FixtureShapeError
+from replaygate.loading.traces import single_turn
 from replaygate.results.model import AssertionOutcome, AssertionStatus, CaseResult
 
 
 def check_trace(col: Collector, source: CaseInput) -> None:
     """Evaluate the contract's trace assertions on the case's trace; note the unevaluated."""
     contract = col.ctx.contract
-    if source.trace is not None:
+    trace = source.trace
+    if trace is None and contract.trace_assertions and source.response is not None:
+        try:
+            trace = single_turn(source.response, source.calls)  # one answer: a one-turn trace
+        except FixtureShapeError as exc:
+            raise CaseUndecidable(f"{source.looked_in}: {exc}") from None
+    if trace is not None:
         for assertion in contract.trace_assertions:
-            _check(col, assertion, source.trace, source.recorded)
+            _check(col, assertion, trace, source.recorded)
     elif contract.trace_assertions:
         raise CaseUndecidable("the contract has trace_assertions but the case has no trace")
     col.outcomes.extend(_not_evaluated(item) for item in contract.not_evaluated)

@@ -36,7 +36,7 @@ class CaseInput:
     response: dict[str, Any] | None  # None: no recording and no embedded response
     calls: tuple[ToolCall, ...]
     looked_in: str  # where a recording was looked for, for recording_not_found
-    trace: Trace | None = None  # built when the response is a trace or the contract needs one
+    trace: Trace | None = None  # when the response is a whole run
     recorded: Recorded | None = None  # the verdicts a peer tool wrote beside the trace
 
 

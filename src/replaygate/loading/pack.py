@@ -37,8 +37,6 @@ class Pack:
     recordings_dir: Path
     contracts: tuple[Contract, ...]
     allowlist: Mapping[str, str]  # contract path within the pack -> why it is allowlisted
-    # (contract path, case id) -> the case input, for formats read whole at load (ai-tester)
-    inputs: Mapping[tuple[str, str], Any] = field(default_factory=dict)
 
     @property
     def summary(self) -> PackSummary:

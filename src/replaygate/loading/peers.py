@@ -185,24 +185,22 @@ def _aitester_pack(
             problems.append(Problem(shown, None, message))
             continue
         by_scenario.setdefault(path, []).append((run, shown))
-    contracts, inputs = [], {}
+    contracts = []
     for path, runs in by_scenario.items():
         try:
             contract = aitester.load_scenario(path, directory, root, runs[0][0].budget)
         except PackError as exc:
             problems.append(Problem(exc.file, exc.line, exc.message))
             continue
-        contract, added = _with_runs(contract, runs, problems)
-        contracts.append(contract)
-        inputs.update(added)
+        contracts.append(_with_runs(contract, runs, problems))
     if not contracts:
         return None
-    return _pack(AI_TESTER, "ai-tester runs", directory, root, contracts, inputs)
+    return peer_pack(AI_TESTER, "ai-tester runs", directory, root, contracts)
 
 
 def _with_runs(
     contract: Contract, runs: list[tuple[Run, str]], problems: list[Problem]
-) -> tuple[Contract, dict[tuple[str, str], Any]]:
+) -> Contract:
     kept = []
     for run, shown in runs:
         if run.scenario != contract.tool:
@@ -213,19 +211,15 @@ def _with_runs(
             kept.append((run, shown))
     pairs = list(zip(aitester.unique_ids([run.scenario for run, _ in kept]), kept, strict=True))
     cases = tuple(aitester.case_for(contract, i, shown) for i, (_, shown) in pairs)
-    inputs = {(contract.path, i): aitester.case_input(run, shown) for i, (run, shown) in pairs}
-    return dataclasses.replace(contract, golden_cases=cases), inputs
+    inputs = {i: aitester.case_input(run, shown) for i, (run, shown) in pairs}
+    return dataclasses.replace(contract, golden_cases=cases, case_inputs=inputs)
 
 
-def _pack(
-    pack_id: str,
-    name: str,
-    directory: Path,
-    root: Path,
-    contracts: list[Contract],
-    inputs: dict[tuple[str, str], Any],
+def peer_pack(
+    pack_id: str, name: str, directory: Path, root: Path, contracts: list[Contract]
 ) -> Pack:
+    """A pack of other tools' files: its contracts carry their case inputs."""
     return Pack(
         pack_id, name, directory, shown_path(directory, root), root, directory, directory,
-        directory, tuple(contracts), {}, inputs,
+        directory, tuple(contracts), {},
     )  # fmt: skip

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -239,7 +240,7 @@ def pack(
     found: list[Any], directory: Path, root: Path, options: PeerOptions, problems: list[Problem]
 ) -> Pack | None:
     """The selected test cases of ``found`` (peer files), each a contract with one case."""
-    contracts, inputs = [], {}
+    contracts = []
     for item in found:
         try:
             model, raw = read_case(item.path, item.shown)
@@ -249,12 +250,11 @@ def pack(
         except PackError as exc:
             problems.append(Problem(exc.file, exc.line, exc.message))
             continue
-        contracts.append(built)
-        inputs[built.path, model.name] = case_input(item.path, root)
+        contracts.append(replace(built, case_inputs={model.name: case_input(item.path, root)}))
     if not contracts:
         return None
     shown = shown_path(directory, root)
     return Pack(
         "connexity", "Connexity test cases", directory, shown, root, directory, directory,
-        directory, tuple(contracts), {}, inputs,
+        directory, tuple(contracts), {},
     )  # fmt: skip
