@@ -43,6 +43,7 @@ def arguments(inputs: ActionInputs) -> list[str]:
     else:
         argv = ["run", *inputs.packs]
         argv += ["--shard", inputs.shard] if inputs.shard else []
+        argv += ["--scenarios", inputs.scenarios] if inputs.scenarios else []
     argv += ["--root", inputs.root] if inputs.root else []
     argv += ["--junit", inputs.junit_path, "--json", inputs.json_path]
     argv += ["--fail-on", inputs.fail_on, "--github"]

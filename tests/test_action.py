@@ -124,6 +124,7 @@ def contains(argv: list[str], fragment: list[str]) -> bool:
         ("shard", "2/3", ["--shard", "2/3"]),
         ("merge", "r1.json", ["merge", "r1.json"]),
         ("root", "sub", ["--root", "sub"]),
+        ("scenarios", "skills", ["--scenarios", "skills"]),
         ("comment_author", "my-app[bot]", ["--comment-author", "my-app[bot]"]),
     ],
 )

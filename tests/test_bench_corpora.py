@@ -13,6 +13,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
 import bench_run  # noqa: E402  (bench/ is not a package)
+import bench_traces  # noqa: E402
 import corpus_realistic  # noqa: E402
 
 
@@ -51,3 +52,15 @@ def test_the_realistic_corpus_has_a_schema_per_contract_and_every_negative_kind(
         if "expected_error:" in line
     }
     assert kinds == set(corpus_realistic.NEGATIVES)
+
+
+def test_every_generated_trace_passes_every_assertion(tmp_path: Path) -> None:
+    from replaygate.cli import main
+
+    bench_traces.generate(tmp_path, 40, 20)
+    out = tmp_path / "results.json"
+    code = main(["run", "--root", str(tmp_path), "--json", str(out), str(tmp_path / "runs")])
+    cases = json.loads(out.read_text(encoding="utf-8"))["cases"]
+    assert code == 0 and len(cases) == 40
+    assert {case["score"] for case in cases} == {1.0}
+    assert {len(case["assertions"]) for case in cases} == {9}  # six written, three implicit

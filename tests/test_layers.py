@@ -23,7 +23,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "replaygate.results.fingerprint",
     ),
     ("replaygate.assertions",),  # the assertion language: values, JSONPath, the operator table
-    ("replaygate.loading",),  # files -> validated, compiled packs, contracts and case inputs
+    # files -> validated, compiled packs, contracts and case inputs; other tools' files (formats)
+    ("replaygate.loading", "replaygate.loading.formats"),
     ("replaygate.engine",),  # one golden case judged; the runner
     ("replaygate.inference",),  # contracts learned from recordings (`infer`)
     ("replaygate.results",),  # baseline, shards, merge: results combined and filtered

@@ -538,7 +538,9 @@ def test_multi_tool_call_without_expected_calls_is_refused(tmp_path: Path) -> No
     contract = "tool: multi_tool_call\n" + "golden_cases:" + CONTRACT.split("golden_cases:")[1]
     (problem,) = problems_for(tmp_path, contract)
     assert problem.startswith("packs/p/contracts/c.yaml:1: ")
-    assert problem.endswith("tool: multi_tool_call needs expect_tools or expected_tool_calls")
+    assert problem.endswith(
+        "tool: multi_tool_call needs expect_tools, expected_tool_calls or trace_assertions"
+    )
 
 
 @pytest.mark.parametrize("given", ["packs/p", "packs/p/pack.yaml"])

@@ -67,6 +67,7 @@ def test_case_and_failure_objects(mixed: RunResult) -> None:
             "operator": None, "expected": "get_weather", "actual": "lookup",
             "file": "packs/demo/contracts/weather.yaml", "line": 14,
         }],
+        "assertions": [],
     }  # fmt: skip
 
 
@@ -174,6 +175,12 @@ def test_load_refuses_another_schema_version(mixed: RunResult) -> None:
         == "shard-1.json:1: not a replaygate results file: $: expected an object, got an array"
     )
     assert load_error("{}").endswith("results file: $: missing 'schema_version'")
+
+
+def test_a_case_needs_its_assertions(mixed: RunResult) -> None:
+    document = good(mixed)
+    del document["cases"][0]["assertions"]
+    assert load_error(json.dumps(document)).endswith("$.cases[0]: missing 'assertions'")
 
 
 @pytest.mark.parametrize(

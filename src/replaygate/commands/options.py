@@ -16,6 +16,7 @@ from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, exit_code
 
 if TYPE_CHECKING:
+    from replaygate.loading.peers import PeerOptions
     from replaygate.providers.client import Provider
 
 SUMMARY_NOTE = "the JUnit and JSON result files"
@@ -62,6 +63,44 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
         metavar="LOGIN",
         help=f"login that owns our PR comment (default: {DEFAULT_AUTHOR})",
     )
+
+
+def add_peer_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("ai-tester runs and Connexity test cases")
+    group.add_argument(
+        "--scenarios",
+        metavar="DIR",
+        help="where ai-tester scenarios live, when the path a trace records does not resolve",
+    )
+    group.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only Connexity test cases with this tag (repeatable: any of them)",
+    )
+    group.add_argument(
+        "--difficulty",
+        type=_difficulty,
+        metavar="normal|hard",
+        help="only Connexity test cases of this difficulty",
+    )
+
+
+def _difficulty(text: str) -> str:
+    # the enum's module loads pydantic: imported only when the option is given
+    from replaygate.loading.formats.connexity import Difficulty
+
+    if text not in set(Difficulty):
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(Difficulty)}, got {text!r}")
+    return text
+
+
+def peer_options(args: argparse.Namespace) -> PeerOptions:
+    from replaygate.loading.peers import PeerOptions
+
+    scenarios = Path(args.scenarios).absolute() if args.scenarios else None
+    return PeerOptions(scenarios, tuple(args.tag), args.difficulty)
 
 
 def finish(result: RunResult, args: argparse.Namespace) -> int:

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.commands.options import (
+    add_peer_options,
     add_report_options,
     finish,
+    peer_options,
     provider_option,
     provider_setup,
     refuse_untrusted_event,
@@ -29,7 +31,8 @@ def add_parser(sub: Any) -> None:
         nargs="*",
         metavar="PATH",
         help="pack directories, folders searched for pack.yaml, contract files; PATH::CASE_ID "
-        "runs one case (default: the pack of .replayci.yml, else the repository's packs folder)",
+        "runs one case (default: the pack of .replayci.yml, else the repository's packs folder); "
+        "ai-tester trace files and Connexity test cases, or folders of them",
     )
     parser.add_argument(
         "--pack", action="append", default=[], metavar="PATH", help="a pack to run (as PATH)"
@@ -42,6 +45,7 @@ def add_parser(sub: Any) -> None:
         "parent folder); PATH arguments stay relative to the current directory",
     )
     parser.add_argument("--shard", metavar="K/N", help="run only shard K of N (for a job matrix)")
+    add_peer_options(parser)
     parser.add_argument(
         "--jobs",
         type=_jobs,
@@ -69,7 +73,7 @@ def _default_jobs() -> int:
 def main(args: argparse.Namespace) -> int:
     from replaygate.engine.runner import case_keys, run_packs
     from replaygate.loading.fixtures import load_case_input
-    from replaygate.loading.pack import load_packs
+    from replaygate.loading.peers import load_all
     from replaygate.loading.roots import root_lines
     from replaygate.loading.targets import command_targets
     from replaygate.report.escape import terminal_safe
@@ -79,8 +83,13 @@ def main(args: argparse.Namespace) -> int:
     root = Path(args.root).resolve() if args.root else None
     cwd = Path.cwd()
     named = command_targets(args.paths, args.pack, cwd)
-    loaded = load_packs(
-        named.targets, cwd=cwd, root=root, now=datetime.now(UTC), warnings=named.warnings
+    loaded = load_all(
+        named.targets,
+        cwd=cwd,
+        root=root,
+        now=datetime.now(UTC),
+        warnings=named.warnings,
+        peers=peer_options(args),
     )
     for line in root_lines(loaded.roots):
         print(terminal_safe(line), file=sys.stderr)

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from replaygate.commands.options import add_peer_options, peer_options
 from replaygate.errors import EXIT_CONFIG, EXIT_OK, where
 
 
@@ -16,11 +17,12 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH", help="as for `run`")
     parser.add_argument("--pack", action="append", default=[], metavar="PATH", help="a pack")
     parser.add_argument("--root", metavar="DIR", help="repository root (see `run --help`)")
+    add_peer_options(parser)
 
 
 def main(args: argparse.Namespace) -> int:
     from replaygate.loading.fixtures import load_case_input
-    from replaygate.loading.pack import load_packs
+    from replaygate.loading.peers import load_all
     from replaygate.loading.roots import root_lines
     from replaygate.loading.targets import command_targets
     from replaygate.report.escape import terminal_safe
@@ -29,8 +31,13 @@ def main(args: argparse.Namespace) -> int:
     root = Path(args.root).resolve() if args.root else None
     cwd = Path.cwd()
     named = command_targets(args.paths, args.pack, cwd)
-    loaded = load_packs(
-        named.targets, cwd=cwd, root=root, now=datetime.now(UTC), warnings=named.warnings
+    loaded = load_all(
+        named.targets,
+        cwd=cwd,
+        root=root,
+        now=datetime.now(UTC),
+        warnings=named.warnings,
+        peers=peer_options(args),
     )
     for line in root_lines(loaded.roots):
         print(terminal_safe(line), file=sys.stderr)

@@ -9,7 +9,7 @@ from typing import Any
 from replaygate.assertions.assertion import Assertion, evaluate_assertion
 from replaygate.assertions.mismatch import Mismatch
 from replaygate.loading.contract import Contract, GoldenCase
-from replaygate.results.model import Classification, Failure
+from replaygate.results.model import AssertionOutcome, Classification, Failure
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +33,7 @@ class Collector:
 
     ctx: CaseContext
     failures: list[Failure] = field(default_factory=list)
+    outcomes: list[AssertionOutcome] = field(default_factory=list)  # trace assertions
 
     def add(self, classification: str, message: str, locator: str, line: int, **extra: Any) -> None:
         self.failures.append(

@@ -11,6 +11,7 @@ from replaygate.engine.call_checks import check_calls
 from replaygate.engine.classify import primary
 from replaygate.engine.collector import CaseContext, CaseUndecidable, Collector, check_invariants
 from replaygate.engine.scoring import score_case
+from replaygate.engine.traces import check_trace, with_outcomes
 from replaygate.loading.fixtures import CaseInput
 from replaygate.results.fingerprint import fingerprint
 from replaygate.results.model import CaseResult, Classification, Failure, Status
@@ -35,10 +36,10 @@ def _observe(col: Collector, source: CaseInput) -> str | None:
     ctx = col.ctx
     response = source.response
     if response is None:
+        record = f"; record it: {source.record_command}" if source.record_command else ""
         col.add(
             Classification.RECORDING_NOT_FOUND,
-            f"no recording at {source.looked_in} and no response in the fixture; "
-            f"record it: {source.record_command}",
+            f"no recording at {source.looked_in} and no response in the fixture{record}",
             "recording",
             ctx.case.line,
         )
@@ -68,6 +69,7 @@ def _observe(col: Collector, source: CaseInput) -> str | None:
     check_invariants(
         col, ctx.contract.input_invariants, source.request, Classification.PATH_NOT_FOUND
     )
+    check_trace(col, source)
     return None
 
 
@@ -90,6 +92,7 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
         return _result(ctx, Status.ERROR, started, reason=str(exc))
     if ctx.contract.scoring is None:
         result = _judge(ctx, col.failures, code, started, observed_ok=not col.failures)
+        result = with_outcomes(result, col.outcomes)
     else:
         scored = score_case(ctx.contract.scoring, col.failures)
         result = _judge(ctx, col.failures, code, started, observed_ok=scored.passed)

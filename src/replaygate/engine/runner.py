@@ -82,7 +82,9 @@ def _can_fork(jobs: int, count: int) -> bool:
 
 
 def _evaluate_all(work: list[_Work], jobs: int) -> list[CaseResult]:
-    if not _can_fork(jobs, len(work)):
+    # Cases read whole at load (ai-tester traces, @isdk results) leave workers nothing to read,
+    # only results to send back, which costs more than judging them here: only fixtures count.
+    if not _can_fork(jobs, sum(item.ctx.contract.case_inputs is None for item in work)):
         return [_evaluate(item) for item in work]
     size = max(CHUNK_CASES, -(-len(work) // (jobs * 8)))
     chunks = [(start, min(start + size, len(work))) for start in range(0, len(work), size)]

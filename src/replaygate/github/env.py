@@ -40,6 +40,7 @@ class ActionInputs:
     comment_author: str
     root: str
     merge: tuple[str, ...]  # results files to merge instead of running packs
+    scenarios: str = ""  # where ai-tester scenarios live
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +131,7 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         comment_author=get_input(environ, "comment_author", DEFAULT_AUTHOR),
         root=get_input(environ, "root"),
         merge=expand(split_list(get_input(environ, "merge")), root),
+        scenarios=get_input(environ, "scenarios"),
     )
 
 

@@ -8,6 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replaygate.assertions.assertion import Assertion, compile_assertion
+from replaygate.assertions.trace_compile import (
+    NotEvaluated,
+    TraceAssertion,
+    compile_trace_assertions,
+)
 from replaygate.errors import PackError
 from replaygate.loading.models import ContractModel, On429Model, RetriesModel, TimeoutsModel
 
@@ -80,6 +85,8 @@ class Contract:
     timeouts: TimeoutsModel = field(default_factory=TimeoutsModel)
     retries: RetriesModel = field(default_factory=RetriesModel)
     on_429: On429Model = field(default_factory=On429Model)
+    trace_assertions: tuple[TraceAssertion, ...] = ()
+    not_evaluated: tuple[NotEvaluated, ...] = ()  # criteria a judge would have to decide
 
 
 def _lines(raw: Any) -> Mapping[Any, int]:
@@ -189,11 +196,13 @@ def compile_contract(
     model: ContractModel, raw: Mapping[str, Any], *, path: str, file: str
 ) -> Contract:
     """Build the evaluable contract; raises PackError for the first problem, located by line."""
-    if model.tool == MULTI_TOOL and not (model.expect_tools or model.expected_tool_calls):
+    if model.tool == MULTI_TOOL and not (
+        model.expect_tools or model.expected_tool_calls or model.trace_assertions
+    ):
         raise PackError(
             file,
             _lines(raw).get("tool", 1),
-            "tool: multi_tool_call needs expect_tools or expected_tool_calls",
+            "tool: multi_tool_call needs expect_tools, expected_tool_calls or trace_assertions",
         )
     calls = _expected_calls(model, raw, file)
     raw_assertions = raw.get("assertions") or {}
@@ -222,4 +231,10 @@ def compile_contract(
         timeouts=model.timeouts or TimeoutsModel(),
         retries=model.retries or RetriesModel(),
         on_429=(model.rate_limits.on_429 if model.rate_limits else None) or On429Model(),
+        trace_assertions=compile_trace_assertions(
+            raw.get("trace_assertions"),
+            "trace_assertions",
+            file,
+            _lines(raw).get("trace_assertions", first_line),
+        ),
     )

@@ -10,8 +10,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
+from replaygate.assertions.trace import Trace
 from replaygate.errors import PackError
-from replaygate.loading import files, json_reader
+from replaygate.loading import files, json_reader, traces
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixture_keys import key_problems
@@ -50,6 +51,17 @@ class CaseInput:
     stale: str | None = None  # what changed since the recording was made
     notes: tuple[Problem, ...] = ()  # warnings: an old recording, one that cannot be checked
     skip: str | None = None  # why a live run leaves the case alone
+    trace: Trace | None = None  # when the response is a whole run
+    recorded: Recorded | None = None  # the verdicts a peer tool wrote beside the trace
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What a peer tool (ai-tester) concluded about this run, to compare ours with."""
+
+    tool: str
+    passed: bool | None
+    assertions: Mapping[str, bool]  # assertion id -> passed
 
 
 def _fixture_path(pack: Pack, input_ref: str, file: str, line: int | None) -> Path:
@@ -219,15 +231,20 @@ def load_input(
         provider = provider or case_provider(pack, fixture)
         refresh = recording is not None
         command = record_command(file, case_id, provider, refresh=refresh) if case_id else ""
+        stale: str | None = None
+        notes: tuple[Problem, ...] = ()
         if recording is None:
             response = fixture.get("response")
-            if response is None:
-                return CaseInput(request, schemas, None, (), looked_in, command)
-            document, calls = normalize_response(response)
-            return CaseInput(request, schemas, document, calls, looked_in, command)
-        stale = staleness(recording, fixture.get("request"), model or case_model(pack, fixture))
-        notes = _notes(pack, recording, looked_in, command)
-        document, calls = normalize_response(recording.response)
+        else:
+            stale = staleness(recording, fixture.get("request"), model or case_model(pack, fixture))
+            notes = _notes(pack, recording, looked_in, command)
+            response = recording.response
+        if response is None:
+            return CaseInput(request, schemas, None, (), looked_in, command)
+        trace = traces.read_trace(response) if traces.is_trace(response) else None
+        if trace is not None:
+            response = traces.legacy_response(response, trace)
+        document, calls = normalize_response(response)
     except PackError as exc:
         # a problem located at the golden case itself is reported there already
         if (exc.file, exc.line) == (file, line):
@@ -235,4 +252,6 @@ def load_input(
         return "; ".join(str(each) for each in exc.each())
     except FixtureShapeError as exc:
         return f"{shown}: {exc}"
-    return CaseInput(request, schemas, document, calls, looked_in, command, stale, notes)
+    return CaseInput(
+        request, schemas, document, calls, looked_in, command, stale, notes, trace=trace
+    )

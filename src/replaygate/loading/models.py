@@ -124,6 +124,7 @@ class ContractModel(_Strict):
     retries: RetriesModel | None = None
     rate_limits: RateLimitsModel | None = None
     allowed_errors: list[str] = []
+    trace_assertions: list[dict[str, Any]] | None = None
 
 
 class AllowlistEntryModel(_Strict):
@@ -162,6 +163,9 @@ RESPONSE_EXTRAS = (
     "stop_reason", "stop_sequence", "system_fingerprint", "service_tier", "refusal",
 )  # fmt: skip
 
+# A response that is a whole run (loading/traces.py, docs/traces.md).
+TRACE_KEYS = ("messages", "turns", "final_output", "sandbox")
+
 
 class FixtureObject(StrEnum):
     """The objects of a fixture or recording whose keys are checked."""
@@ -190,7 +194,9 @@ FIXTURE_KEYS: dict[FixtureObject, frozenset[str]] = {
     ),
     _F.TOOL_WRAPPER: frozenset({"type", "function"}),
     _F.TOOL_FUNCTION: frozenset({"name", "description", "parameters", "strict"}),
-    _F.RESPONSE: frozenset({"success", "tool_calls", "content", "error"} | set(RESPONSE_EXTRAS)),
+    _F.RESPONSE: frozenset(
+        {"success", "tool_calls", "content", "error", *RESPONSE_EXTRAS, *TRACE_KEYS}
+    ),
     _F.TOOL_CALL: frozenset({"id", "type", "name", "arguments", "input", "caller"}),
     _F.TOOL_CALL_WRAPPER: frozenset({"id", "type", "function"}),
     _F.TOOL_CALL_FUNCTION: frozenset({"name", "arguments"}),

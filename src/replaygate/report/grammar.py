@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 from replaygate.errors import where
-from replaygate.results.model import CaseResult, Failure, RunResult, Status
+from replaygate.results.model import AssertionStatus, CaseResult, Failure, RunResult, Status
 
 NO_REASON = "no reason given"
 _DEFAULT_MESSAGE = {
@@ -100,3 +100,24 @@ def skip_reasons(result: RunResult) -> list[tuple[str, int]]:
         case.reason or NO_REASON for case in result.cases if case.status is Status.SKIPPED
     )
     return counts.most_common()
+
+
+def assertion_notes(case: CaseResult) -> list[str]:
+    """Lines about trace assertions a reader must see even on a passing case: the ones not
+    evaluated (they need a judge) and the ones whose verdict differs from the recorded one."""
+    notes = []
+    for item in case.assertions:
+        if item.status is AssertionStatus.NOT_EVALUATED:
+            text = f"not evaluated: {item.id} ({item.type}): {item.message}"
+            notes.append(message_line(item.file, item.line, text))
+        if item.differs:
+            notes.append(message_line(item.file, item.line, f"{item.id}: {item.differs}"))
+    return notes
+
+
+def score_text(case: CaseResult) -> str:
+    """``0.75 (failed: a, b)``: a trace case's score and the ids of its failed assertions."""
+    if case.score is None:
+        return "-"
+    failed = [a.id for a in case.assertions if a.status is AssertionStatus.FAILED]
+    return f"{case.score:.2f}" + (f" (failed: {', '.join(failed)})" if failed else "")

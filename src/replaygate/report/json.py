@@ -14,7 +14,17 @@ from replaygate.errors import PackError
 from replaygate.loading.files import read_text
 from replaygate.loading.json_reader import json_path, line_of_key, parse_json
 from replaygate.report.results_format import Located, kind, schema_problem
-from replaygate.results.model import CaseResult, Failure, PackSummary, Problem, RunResult, Status
+from replaygate.results.model import (
+    AssertionOutcome,
+    AssertionStatus,
+    Capture,
+    CaseResult,
+    Failure,
+    PackSummary,
+    Problem,
+    RunResult,
+    Status,
+)
 
 SCHEMA_VERSION = "1.1"
 DEFAULT_PROVIDER = "recorded"
@@ -115,6 +125,24 @@ def _case(case: CaseResult) -> dict[str, Any]:
         "duration_s": case.duration_s,
         "score": case.score,
         "failures": [_failure(failure) for failure in case.failures],
+        "assertions": [_assertion(outcome) for outcome in case.assertions],
+    }
+
+
+def _assertion(outcome: AssertionOutcome) -> dict[str, Any]:
+    return {
+        "id": outcome.id,
+        "type": outcome.type,
+        "status": outcome.status.value,
+        "weight": outcome.weight,
+        "message": outcome.message,
+        "file": outcome.file,
+        "line": outcome.line,
+        "recorded": outcome.recorded,
+        "differs": outcome.differs,
+        "captures": [
+            {"field": c.field, "value": c.value, "truncated": c.truncated} for c in outcome.captures
+        ],
     }
 
 
@@ -206,4 +234,11 @@ def _case_result(case: dict[str, Any]) -> CaseResult:
     fields["status"] = Status(case["status"])
     fields["duration_s"] = float(case["duration_s"])
     fields["failures"] = tuple(Failure(**failure) for failure in case["failures"])
+    fields["assertions"] = tuple(map(_assertion_result, case["assertions"]))
     return CaseResult(**fields)
+
+
+def _assertion_result(item: dict[str, Any]) -> AssertionOutcome:
+    fields = {**item, "status": AssertionStatus(item["status"]), "weight": float(item["weight"])}
+    fields["captures"] = tuple(Capture(**capture) for capture in item["captures"])
+    return AssertionOutcome(**fields)

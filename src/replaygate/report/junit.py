@@ -9,7 +9,13 @@ import junit_xml
 
 from replaygate.errors import where
 from replaygate.report.escape import truncate, xml_safe
-from replaygate.report.grammar import case_line, failure_line, value_text
+from replaygate.report.grammar import (
+    assertion_notes,
+    case_line,
+    failure_line,
+    score_text,
+    value_text,
+)
 from replaygate.results.model import CaseResult, Problem, RunResult, Status
 
 PROBLEMS_SUITE = "replaygate.problems"
@@ -56,6 +62,7 @@ def _testcase(case: CaseResult) -> Any:
         elapsed_sec=_seconds(case.duration_s),
         file=_safe(case.contract_file),
         line=case.line,
+        stdout=_assertions(case),
     )
     if case.status is Status.FAILED and case.known:
         message = f"known failure {case.fingerprint} (baseline)"
@@ -93,6 +100,16 @@ def _details(case: CaseResult) -> str:
     if len(case.failures) > _FAILURE_LIMIT:
         lines.append(f"... {len(case.failures) - _FAILURE_LIMIT} more failures")
     return xml_safe("\n".join(lines))
+
+
+def _assertions(case: CaseResult) -> str | None:
+    """A trace case's score and each assertion's verdict, as the testcase's output."""
+    if not case.assertions:
+        return None
+    lines = [f"score: {score_text(case)}"]
+    lines += [f"{item.status.value}: {item.id} ({item.type})" for item in case.assertions]
+    lines += assertion_notes(case)
+    return xml_safe(truncate("\n".join(lines), _VALUE_LIMIT * 5))
 
 
 def _problems_suite(problems: Iterable[Problem]) -> Any:

@@ -8,7 +8,13 @@ from dataclasses import dataclass
 
 from replaygate.errors import where
 from replaygate.report.escape import markdown_cell, markdown_code, markdown_text
-from replaygate.report.grammar import case_line, skip_reasons, totals_phrase
+from replaygate.report.grammar import (
+    assertion_notes,
+    case_line,
+    score_text,
+    skip_reasons,
+    totals_phrase,
+)
 from replaygate.results.model import CaseResult, RunResult, Status
 from replaygate.results.verdict import is_blocking, run_fails
 
@@ -58,6 +64,8 @@ def _sections(result: RunResult) -> list[_Section]:
         _Section("problems", _heading("Problems", len(result.problems)), _problem_rows(result)),
         _Section("warnings", _heading("Warnings", len(result.warnings)), _warning_rows(result)),
         _failures(result),
+        _traces(result),
+        _notes(result),
         _known(result),
         _skipped(result),
     ]
@@ -129,6 +137,31 @@ def _failure_row(case: CaseResult) -> str:
             markdown_cell(message),
         ]
     )
+
+
+def _traces(result: RunResult) -> _Section:
+    cases = [case for case in result.cases if case.score is not None]
+    columns = ("contract", "case", "status", "score")
+    head = (*_heading("Trace cases: weighted score", len(cases)), *_table_head(*columns))
+    rows = tuple(
+        _row(
+            [
+                markdown_cell(f"{case.pack}/{case.contract}"),
+                markdown_cell(case.case_id),
+                case.status.value,
+                markdown_cell(score_text(case)),
+            ]
+        )
+        for case in cases
+    )
+    return _Section("trace cases", head, rows)
+
+
+def _notes(result: RunResult) -> _Section:
+    notes = [(case, note) for case in result.cases for note in assertion_notes(case)]
+    head = _heading("Not evaluated, or not as recorded", len(notes))
+    rows = tuple(f"- {markdown_cell(case.case_id)}: {markdown_cell(note)}" for case, note in notes)
+    return _Section("notes", head, rows)
 
 
 def _known(result: RunResult) -> _Section:

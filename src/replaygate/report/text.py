@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from replaygate.report.escape import terminal_safe, truncate
 from replaygate.report.grammar import (
+    assertion_notes,
     case_line,
     case_message,
     message_line,
@@ -22,6 +23,11 @@ def render_text(result: RunResult, *, color: bool = False) -> str:
     lines = [_paint(_problem(problem), _RED, color) for problem in result.problems]
     lines += [_paint(_warning(warning), _YELLOW, color) for warning in result.warnings]
     lines += _cases(result, color)
+    lines += [
+        _paint(f"{_safe(note)} (case {_safe(case.case_id)})", _YELLOW, color)
+        for case in result.cases
+        for note in assertion_notes(case)
+    ]
     lines += [
         _paint(f"{count} skipped: {_safe(reason)}", _YELLOW, color)
         for reason, count in skip_reasons(result)

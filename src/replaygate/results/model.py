@@ -30,10 +30,13 @@ class Classification(StrEnum):
     # The recording answers a request that has changed since (docs/recordings.md).
     RECORDING_STALE = "recording_stale"
     MALFORMED_ARGUMENTS = "malformed_arguments"
+    PATH_ESCAPE = "path_escape"  # a tool call reached a path outside the sandbox
     WRONG_TOOL = "wrong_tool"
     TOOL_NOT_INVOKED = "tool_not_invoked"
     SCHEMA_VIOLATION = "schema_violation"
     PATH_NOT_FOUND = "path_not_found"
+    UNANSWERED_QUESTION = "unanswered_question"  # the agent asked what no scripted answer covers
+    BUDGET_EXCEEDED = "budget_exceeded"  # more turns or tokens than the trace may use
     # A negative case (expect_ok: false) whose recording satisfied the contract.
     UNEXPECTED_PASS = "unexpected_pass"
 
@@ -64,6 +67,37 @@ class Failure:
     actual: Any = None
 
 
+class AssertionStatus(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_EVALUATED = "not_evaluated"  # needs a judge (an LLM, a sandbox): never counted as passed
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """A tool-call input field echoed back by a passing assertion's ``capture``."""
+
+    field: str
+    value: str  # cut to the assertion's capture_max_chars
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AssertionOutcome:
+    """One trace assertion of a case: its verdict, weight, and the verdict a peer recorded."""
+
+    id: str
+    type: str
+    status: AssertionStatus
+    weight: float
+    message: str | None  # why it failed, or why it was not evaluated
+    file: str
+    line: int
+    recorded: bool | None = None  # the pass/fail the peer tool wrote into the trace
+    differs: str | None = None  # why our verdict differs from the recorded one
+    captures: tuple[Capture, ...] = ()
+
+
 @dataclass(frozen=True, slots=True)
 class CaseResult:
     pack: str  # pack_id
@@ -83,8 +117,10 @@ class CaseResult:
     reason: str | None = None  # why skipped, or why errored
     duration_s: float = 0.0
     known: bool = False  # a failure whose fingerprint the baseline accepts: reported, not fatal
-    score: float | None = None  # 0.0 to 1.0, for a scored case (an @isdk fixture)
     notes: tuple[Problem, ...] = ()  # warnings that do not fail the case (an old recording)
+    # 0.0 to 1.0: an @isdk fixture's score, or the weighted share of passed trace assertions
+    score: float | None = None
+    assertions: tuple[AssertionOutcome, ...] = ()  # trace assertions, in contract order
 
     @property
     def passed(self) -> bool:
