@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("replaygate.commands",),  # one module per CLI command
     ("replaygate.cli",),  # the thin main
 )
+RELATIVE = "<relative>"
 SHARED_COMMAND_MODULES = {"replaygate.commands.options"}
 
 
@@ -57,23 +58,43 @@ def module_name(path: Path) -> str:
 
 
 def imports(source: str) -> list[tuple[int, str]]:
-    """Every replaygate module ``source`` imports, deferred imports inside functions included."""
+    """Every replaygate module ``source`` imports, deferred imports inside functions included,
+    and ``importlib.import_module`` of a literal name (or of an f-string's literal start)."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            found.append((node.lineno, RELATIVE))
+        elif isinstance(node, ast.ImportFrom) and node.module:
             if node.module == "replaygate":
                 found += [(node.lineno, f"replaygate.{alias.name}") for alias in node.names]
             elif node.module.startswith("replaygate."):
                 found.append((node.lineno, node.module))
         elif isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names if a.name.startswith("replaygate")]
+        elif isinstance(node, ast.Call) and _imported_by_name(node):
+            found.append((node.lineno, _imported_by_name(node)))
     return found
+
+
+def _imported_by_name(call: ast.Call) -> str:
+    """The module an ``import_module`` call names, as far as its text says; "" if none."""
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    if name != "import_module" or not call.args:
+        return ""
+    arg = call.args[0]
+    if isinstance(arg, ast.JoinedStr) and arg.values:
+        arg = arg.values[0]  # f"replaygate.commands.{name}": the layer of its literal start
+    text = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else ""
+    return text.rstrip(".") if text.startswith("replaygate") else ""
 
 
 def violations(importer: str, source: str) -> list[str]:
     own = layer_of(importer)
     found = []
     for line, target in imports(source):
+        if target == RELATIVE:
+            found.append(f"{importer}:{line} imports relatively: name the module in full")
+            continue
         if target == "replaygate.__version__" or target == "replaygate.__init__":
             continue
         if layer_of(target) > own:
@@ -117,4 +138,19 @@ def test_the_check_sees_a_command_importing_another() -> None:
     )
     assert violations("replaygate.commands.baseline", source) == [
         "replaygate.commands.baseline:1 imports another command's module replaygate.commands.merge"
+    ]
+
+
+def test_the_check_sees_relative_and_import_module_imports() -> None:
+    source = (
+        "import importlib\n"
+        "def f():\n"
+        "    from ..report.text import render_text\n"
+        "    importlib.import_module('replaygate.report.text')\n"
+        "    importlib.import_module(f'replaygate.github.{name}')\n"
+    )
+    assert violations("replaygate.engine.probe", source) == [
+        "replaygate.engine.probe:3 imports relatively: name the module in full",
+        "replaygate.engine.probe:4 imports replaygate.report.text, a higher layer",
+        "replaygate.engine.probe:5 imports replaygate.github, a higher layer",
     ]

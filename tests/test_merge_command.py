@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,6 +54,8 @@ def test_overlapping_shards_that_disagree_are_refused() -> None:
         ([(1, 3), (3, 3)], "one.json: shard 2/3 is not in the merge"),
         ([(1, 2), (2, 3)], "two.json: a shard of 3, the others of 2"),
         ([(1, 2), None], "two.json: not a shard's results, while the other files are"),
+        # no set of 10**12 indexes is built to find the one missing
+        ([(1, 10**12), (2, 10**12)], "one.json: shard 3/1000000000000 is not in the merge"),
     ],
 )
 def test_an_incomplete_set_of_shards_is_refused(
@@ -136,3 +139,24 @@ def test_merge_refuses_a_device_as_results_with_one_line(
     assert main(["merge", str(link)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"replaygate: {link}: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d["shard"].update(index=1.0), "$.shard.index: "),
+        (lambda d: d["cases"][0].update(line=5.0), "$.cases[0].line: "),
+        (lambda d: d["cases"][0].update(fingerprint=d["cases"][0]["fingerprint"] + "\n"),
+         "$.cases[0].fingerprint: must be 12 lowercase hex digits"),
+    ],
+)  # fmt: skip
+def test_a_results_file_with_a_float_count_or_a_newline_in_a_fingerprint_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: Any, message: str
+) -> None:
+    document = json.loads(render_json(shard(result(failed("x")), 1, 1)))
+    edit(document)
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(document, indent=1), encoding="utf-8")
+    assert main(["merge", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "internal error" not in err

@@ -14,6 +14,7 @@ from replaygate.errors import PackError
 from replaygate.loading.files import read_text
 from replaygate.loading.json_reader import json_path, line_of_key, parse_json
 from replaygate.report.results_format import Located, kind, schema_problem
+from replaygate.results.fingerprint import is_fingerprint
 from replaygate.results.model import (
     AssertionOutcome,
     AssertionStatus,
@@ -199,6 +200,8 @@ def _cross_field_problem(document: dict[str, Any], result: RunResult) -> Located
             return ("cases", index, "passed"), f"{kind(case['passed'])} contradicts the status"
         if case["known"] and case["status"] != Status.FAILED:
             return ("cases", index, "known"), "only a failed case can be known"
+        if case["fingerprint"] is not None and not is_fingerprint(case["fingerprint"]):
+            return ("cases", index, "fingerprint"), "must be 12 lowercase hex digits"
     shard = document.get("shard")
     if shard is not None and shard["index"] > shard["count"]:
         return ("shard",), "index must be between 1 and count"

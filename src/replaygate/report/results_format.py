@@ -6,7 +6,7 @@ import functools
 import json
 from collections.abc import Callable
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from replaygate.report.escape import truncate
 
@@ -35,9 +35,14 @@ def schema() -> dict[str, Any]:
 
 @functools.cache
 def _validator() -> Draft202012Validator:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, validators
 
-    return Draft202012Validator(schema())
+    # JSON Schema counts 1.0 as an integer; a results file's counts and lines never are floats
+    integers = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: type(value) is int
+    )
+    strict = validators.extend(Draft202012Validator, type_checker=integers)  # type: ignore[no-untyped-call]
+    return cast("Draft202012Validator", strict(schema()))
 
 
 Located = tuple[tuple[str | int, ...], str]  # where in the document, and what is wrong there

@@ -67,9 +67,11 @@ def _check_shards(named: Sequence[Named]) -> None:
     for shown, shard in sharded:
         if shard["count"] != count:
             raise PackError(shown, None, f"a shard of {shard['count']}, the others of {count}")
-    missing = sorted(set(range(1, count + 1)) - {shard["index"] for _, shard in sharded})
-    if missing:
-        raise PackError(sharded[0][0], None, f"shard {missing[0]}/{count} is not in the merge")
+    present = {shard["index"] for _, shard in sharded}
+    # the first index missing is at most one past the files given: no range of `count` is built
+    missing = next((k for k in range(1, len(present) + 2) if k not in present), None)
+    if missing is not None and missing <= count:
+        raise PackError(sharded[0][0], None, f"shard {missing}/{count} is not in the merge")
 
 
 def _meta(named: Sequence[Named]) -> dict[str, Any]:
