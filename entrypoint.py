@@ -1,10 +1,14 @@
-"""The Docker action's entrypoint: INPUT_* variables become `replaygate` arguments, nothing more."""
+"""The image's entrypoint: with arguments, the `replaygate` CLI; without, the Docker action.
+
+As the action, the INPUT_* variables become `replaygate` arguments, nothing more.
+"""
 
 from __future__ import annotations
 
 import os
 import signal
 import sys
+from collections.abc import Mapping, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING, TextIO, cast
 
@@ -29,6 +33,22 @@ def install_signal_handlers() -> None:
     """As PID 1 of the container, Python would ignore SIGTERM without a handler of its own."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _cancel)
+
+
+def give_new_files_to_the_workspace_owner(environ: Mapping[str, str]) -> None:
+    """Files and folders the run creates belong to whoever owns GITHUB_WORKSPACE.
+
+    The runner starts the container as root: root's files could not be changed or removed
+    by the job's later steps, nor by the next checkout on a self-hosted runner.
+    """
+    workspace = environ.get("GITHUB_WORKSPACE", "")
+    if os.name != "posix" or os.geteuid() != 0 or not os.path.isdir(workspace):
+        return
+    owner = os.stat(workspace)
+    if owner.st_uid != 0:
+        from replaygate.report.files import give_new_files_to
+
+        give_new_files_to(owner.st_uid, owner.st_gid)
 
 
 def arguments(inputs: ActionInputs) -> list[str]:
@@ -61,8 +81,24 @@ def arguments(inputs: ActionInputs) -> list[str]:
     return argv if inputs.merge else [*argv, "--provider", "recorded"]
 
 
-def main() -> int:
+def main(argv: Sequence[str] = ()) -> int:
+    """No arguments: the action. Arguments: the CLI, its output guarded as well inside a job."""
     install_signal_handlers()
+    give_new_files_to_the_workspace_owner(os.environ)
+    try:
+        if argv and os.environ.get("GITHUB_ACTIONS") != "true":
+            from replaygate.cli import main as cli_main
+
+            code = cli_main(argv)  # no job around it: the output is the user's, unwrapped
+        else:
+            code = _guarded(argv)
+    except Cancelled:
+        code = 130
+    return 128 + _received[0] if _received else code
+
+
+def _guarded(argv: Sequence[str]) -> int:
+    from replaygate.cli import main as cli_main
     from replaygate.github.workflow import GuardedStream, WorkflowLog
 
     log = WorkflowLog(sys.stdout)
@@ -70,15 +106,12 @@ def main() -> int:
     # the GitHub layer writes its own commands through the same log.
     sys.stdout = sys.stderr = cast(TextIO, GuardedStream(log))
     try:
-        code = _run(log)
-    except Cancelled:
-        code = 130
+        return cli_main(argv) if argv else _run_action(log)
     finally:
         log.close()
-    return 128 + _received[0] if _received else code
 
 
-def _run(log: WorkflowLog) -> int:
+def _run_action(log: WorkflowLog) -> int:
     from replaygate.cli import main as cli_main
     from replaygate.github.env import InputError, read_inputs
     from replaygate.github.workflow import error
@@ -92,4 +125,4 @@ def _run(log: WorkflowLog) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from pathlib import Path
 
 from replaygate.errors import ReplayGateError
+
+_owner: tuple[int, int] | None = None
+
+
+def give_new_files_to(uid: int, gid: int) -> None:
+    """Every file and folder written from now on gets this owner (the action runs as root)."""
+    global _owner
+    _owner = (uid, gid)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -20,8 +29,9 @@ def write_atomic(path: Path, text: str) -> None:
     """
     temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_folder(path.parent)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        _give(fd)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
@@ -33,3 +43,19 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+def _make_folder(folder: Path) -> None:
+    missing = [f for f in (folder, *folder.parents) if not f.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    for created in missing:
+        _give(created)
+
+
+def _give(target: int | Path) -> None:
+    if _owner is None:
+        return
+    # Where root cannot give files away (a user namespace without that uid, root-squashed
+    # storage), they stay as they are: ownership is a courtesy, the report still matters.
+    with contextlib.suppress(OSError):
+        os.chown(target, *_owner)
