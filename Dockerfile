@@ -1,10 +1,11 @@
 # The replaygate action: a small image that runs entrypoint.py, the same code path as the CLI.
 #
-# The base is pinned by tag; releases should pin the digest too, updated together with the tag
-# (Dependabot's docker ecosystem does both): FROM python:3.12-slim-bookworm@sha256:<digest>
+# Both stages start from the same base, pinned by digest (python 3.12.14, bookworm, the
+# multi-platform index of 2026-08-25): a rebuild gets the bytes that were tested. Dependabot's
+# docker ecosystem (.github/dependabot.yml) proposes the next digest for both lines at once.
 
 # --- builder: the locked dependencies and replaygate, in a venv that has no pip of its own ---
-FROM python:3.12-slim-bookworm AS builder
+FROM python:3.12-slim-bookworm@sha256:0f5b26b9518d002b6173fd61daad821fa340635ebfec5bba471013f9ca114579 AS builder
 
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_ROOT_USER_ACTION=ignore
 
@@ -20,7 +21,7 @@ RUN python -m pip --python /venv/bin/python install --no-cache-dir --no-deps /bu
     && /venv/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash /venv/lib
 
 # --- final: the interpreter, the venv and the entrypoint; no pip, setuptools or wheel ---
-FROM python:3.12-slim-bookworm
+FROM python:3.12-slim-bookworm@sha256:0f5b26b9518d002b6173fd61daad821fa340635ebfec5bba471013f9ca114579
 
 # Byte code is compiled into the image (unchecked-hash: valid whatever the file times);
 # nothing is written at run time into the image or the mounted workspace.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -11,6 +12,16 @@ import requests
 from fake_github import FakeGitHub
 from fake_providers import FakeProvider
 from replaygate.github.api import GitHubApi
+
+_PLATFORM_MARKS = {"posix": sys.platform != "win32", "linux": sys.platform == "linux"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `posix` or `linux` (registered in pyproject.toml) skip where they cannot run."""
+    for item in items:
+        for mark, here in _PLATFORM_MARKS.items():
+            if not here and item.get_closest_marker(mark):
+                item.add_marker(pytest.mark.skip(reason=f"needs {mark}"))
 
 
 @pytest.fixture

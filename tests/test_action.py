@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -244,24 +245,58 @@ def steps(document: dict[Any, Any]) -> list[dict[str, Any]]:
     return [step for job in document["jobs"].values() for step in job.get("steps", [])]
 
 
-def test_ci_lints_type_checks_and_tests_on_each_python() -> None:
+def ci_run_commands() -> list[str]:
+    """The commands of .ci/run after its set-up: the checks CI runs."""
+    lines = (ROOT / ".ci/run").read_text().splitlines()
+    return [line for line in lines if line and not line.startswith((" ", "#", "if", "else", "fi"))]
+
+
+def test_ci_runs_the_one_checks_script_on_each_python_and_os() -> None:
     ci = workflow("ci.yml")
-    assert ci["jobs"]["test"]["strategy"]["matrix"]["python"] == ["3.11", "3.12", "3.13"]
-    commands = " ".join(step.get("run", "") for step in steps(ci))
+    matrix = ci["jobs"]["checks"]["strategy"]["matrix"]
+    assert matrix["python"] == ["3.11", "3.12", "3.13"]
+    assert {entry["os"] for entry in matrix["include"]} == {"windows-latest", "macos-latest"}
+    assert [s["run"] for s in ci["jobs"]["checks"]["steps"] if "run" in s] == ["bash .ci/run"]
+    commands = " ".join(ci_run_commands())
     for command in (
         "ruff check",
         "ruff format --check",
         "mypy",
+        "zizmor --offline",
+        "check-jsonschema --builtin-schema vendor.github-workflows",
+        "check-jsonschema --builtin-schema vendor.github-actions action.yml",
+        "replaygate run packs",
         "python -m pytest",
-        "docker build",
     ):
         assert command in commands
+    assert "bench/bench_image.py" in " ".join(s.get("run", "") for s in steps(ci))
+
+
+def test_the_readme_commands_are_what_ci_runs() -> None:
+    readme = (ROOT / "README.md").read_text()
+    commands = ci_run_commands()
+    for tool in ("ruff check", "ruff format --check", "mypy"):
+        (in_ci,) = [c for c in commands if c.startswith(tool)]
+        assert in_ci in readme, in_ci
+    assert "python -m pytest" in readme and "python -m pytest -p no:cacheprovider" in commands
+
+
+def test_every_pre_commit_hook_is_a_check_of_ci_run() -> None:
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
+    entries = [hook["entry"] for repo in config["repos"] for hook in repo["hooks"]]
+    commands = ci_run_commands()
+    assert {"ruff", "mypy", "replaygate"} == {entry.split()[0] for entry in entries}
+    for entry in entries:
+        assert any(c == entry or c.startswith(entry) for c in commands) or entry == (
+            "replaygate validate packs"
+        ), entry
 
 
 def test_the_repository_workflow_runs_the_action_from_the_repository() -> None:
     document = workflow("replaygate.yml")
     assert document[True] == {"pull_request": None}  # YAML 1.1 reads the `on` key as True
-    assert document["permissions"] == {
+    assert document["permissions"] == {}
+    assert document["jobs"]["contracts"]["permissions"] == {
         "contents": "read",
         "checks": "write",
         "pull-requests": "write",
@@ -270,16 +305,81 @@ def test_the_repository_workflow_runs_the_action_from_the_repository() -> None:
     assert set(step["with"]) <= declared_inputs() and step["with"]["packs"] == "packs"
 
 
-def test_release_pushes_the_image_to_ghcr_on_tags() -> None:
+def test_release_checks_and_smoke_runs_before_it_pushes_both_platforms() -> None:
     document = workflow("release.yml")
     assert document[True] == {"push": {"tags": ["v*"]}}
-    assert document["permissions"]["packages"] == "write"
-    uses = [step.get("uses", "") for step in steps(document)]
-    assert any(u.startswith("docker/build-push-action@") for u in uses)
+    jobs = document["jobs"]
+    assert jobs["image"]["needs"] == "checks" and jobs["action"]["needs"] == "image"
+    assert [s["run"] for s in jobs["checks"]["steps"] if "run" in s] == ["bash .ci/run"]
+    image_steps = jobs["image"]["steps"]
+    smoke = next(i for i, s in enumerate(image_steps) if "bench_image.py" in s.get("run", ""))
+    push = next(i for i, s in enumerate(image_steps) if "build-push-action" in s.get("uses", ""))
+    assert smoke < push and image_steps[push]["with"]["push"] is True
+    assert image_steps[push]["with"]["platforms"] == "linux/amd64,linux/arm64"
+    assert jobs["image"]["permissions"]["packages"] == "write"
+    assert jobs["action"]["permissions"] == {"contents": "write"}
     assert (
         "images: ghcr.io/${{ github.repository }}"
         in (ROOT / ".github/workflows/release.yml").read_text()
     )
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+@pytest.mark.posix
+@pytest.mark.parametrize(
+    ("tag", "moved"), [("v1.2.3", ["v1.2.3", "v1"]), ("v2.0.0-rc.1", ["v2.0.0-rc.1"])]
+)
+def test_the_release_points_the_tag_action_yml_at_the_pushed_image(
+    tmp_path: Path, tag: str, moved: list[str]
+) -> None:
+    origin, clone = tmp_path / "origin.git", tmp_path / "clone"
+    subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True)
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    (clone / ".ci").mkdir()
+    shutil.copy(ROOT / ".ci/release-action", clone / ".ci/release-action")
+    shutil.copy(ROOT / "action.yml", clone / "action.yml")
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    git(clone, "add", ".")
+    git(clone, *identity, "commit", "-qm", "release")
+    git(clone, "tag", tag)
+    git(clone, "remote", "add", "origin", str(origin))
+    environ = {
+        "PATH": os.environ["PATH"],
+        "GITHUB_REPOSITORY": "Octo-Org/Replaygate",
+        "GH_TOKEN": "t",
+    }
+    subprocess.run(["bash", str(clone / ".ci/release-action"), tag], env=environ, check=True)
+    released = git(origin, "show", f"{tag}:action.yml")
+    version = tag.removeprefix("v")
+    assert f"  image: docker://ghcr.io/octo-org/replaygate:{version}\n" in released + "\n"
+    assert yaml.safe_load(released)["inputs"] == ACTION["inputs"]
+    assert git(origin, "tag").split() == sorted(moved)
+    assert git(clone, "show", "HEAD~1:action.yml") == (ROOT / "action.yml").read_text().strip()
+
+
+def test_the_base_image_is_pinned_by_digest_in_both_stages() -> None:
+    stages = [args.split()[0] for op, args in dockerfile_instructions() if op == "FROM"]
+    assert len(stages) == 2 and stages[0] == stages[1]
+    assert re.fullmatch(r"python:3\.12-slim-bookworm@sha256:[0-9a-f]{64}", stages[0])
+
+
+def test_the_build_backend_and_the_dev_tools_are_pinned_exactly() -> None:
+    import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    for requirement in (
+        pyproject["build-system"]["requires"]
+        + pyproject["project"]["optional-dependencies"]["test"]
+    ):
+        assert re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9a-z.]*", requirement), requirement
+    updates = yaml.safe_load((ROOT / ".github/dependabot.yml").read_text())["updates"]
+    assert {u["package-ecosystem"] for u in updates} == {"docker", "pip", "github-actions"}
 
 
 def action_steps(node: Any) -> Iterator[dict[str, Any]]:
@@ -301,3 +401,60 @@ def test_docs_examples_parse_and_only_use_declared_inputs() -> None:
     }
     assert {"packs", "shard", "merge", "baseline", "fail_on", "github_token"} <= used
     assert used <= declared_inputs()
+
+
+OUR_ACTION = re.compile(r"(<owner>|replaygate)/replaygate@<commit-sha>")
+PINNED = re.compile(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}")
+
+
+def mappings(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, list):
+        for item in node:
+            yield from mappings(item)
+    elif isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from mappings(value)
+
+
+def yaml_examples() -> list[tuple[str, str]]:
+    """(file, block) for every YAML code block of README.md and docs/."""
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return [
+        (path.name, block)
+        for path in files
+        for block in re.findall(r"```yaml\n(.*?)```", path.read_text(), re.DOTALL)
+    ]
+
+
+def test_workflow_examples_pin_actions_and_keep_no_credentials() -> None:
+    for name, block in yaml_examples():
+        for ref, comment in re.findall(r"uses: (\S+)(?: # (v\S+))?", block):
+            if ref.startswith(("./", "docker://")):
+                continue
+            assert OUR_ACTION.fullmatch(ref) or PINNED.fullmatch(ref), (name, ref)
+            assert comment, f"{name}: {ref} needs its version in a comment"
+        for step in mappings(yaml.safe_load(block)):
+            if str(step.get("uses", "")).startswith("actions/checkout@"):
+                assert (step.get("with") or {}).get("persist-credentials") is False, name
+        assert not re.search(r"run: [^\n]*\$\{\{", block), f"{name}: an expression in run:"
+
+
+def test_complete_workflow_examples_pass_zizmor(tmp_path: Path) -> None:
+    """Each job asks for its own permissions; zizmor's default persona finds nothing.
+
+    Our own action's placeholder stands for a pinned commit: it is audited as `./`.
+    """
+    complete = [block for _, block in yaml_examples() if re.search(r"^(jobs|on):", block, re.M)]
+    assert len(complete) >= 3
+    for index, block in enumerate(complete):
+        jobs = yaml.safe_load(block)["jobs"]
+        assert all("permissions" in job for job in jobs.values()), block
+        text = block if block.startswith("on:") else "on: pull_request\npermissions: {}\n" + block
+        (tmp_path / f"example{index}.yml").write_text(OUR_ACTION.sub("./", text))
+    found = shutil.which("zizmor") or str(Path(sys.executable).parent / "zizmor")
+    audit = [found, "--offline", "--no-progress"]
+    audit += ["--config", str(ROOT / ".github/zizmor.yml")]
+    audit += [str(path) for path in sorted(tmp_path.glob("*.yml"))]
+    completed = subprocess.run(audit, capture_output=True, text=True, check=False)
+    assert completed.returncode == 0, completed.stdout + completed.stderr

@@ -165,6 +165,7 @@ sys.exit(cli.main(["run", "--jobs", str(jobs), "--json", sys.argv[2]]))
 """
 
 
+@pytest.mark.posix
 def test_parallel_evaluation_gives_the_serial_results(tmp_path: Path) -> None:
     cases = "".join(
         f"  - id: c{i}\n    input_ref: {'bad' if i % 3 else 'ok'}.json\n    expect_ok: true\n"

@@ -88,6 +88,7 @@ def test_resolve_inside_refuses_empty_and_nul(repo: Path) -> None:
     assert refusal(repo, "a\x00b") == "input_ref 'a\\x00b' is not a usable path"
 
 
+@pytest.mark.posix
 def test_resolve_inside_refuses_a_symlink_leaving_the_base(repo: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside.json"
     outside.write_text("{}")
@@ -96,6 +97,7 @@ def test_resolve_inside_refuses_a_symlink_leaving_the_base(repo: Path, tmp_path:
     assert message == f"input_ref 'link.json' leaves {WITHIN} through a symlink"
 
 
+@pytest.mark.posix
 def test_resolve_inside_refuses_a_symlinked_folder_leaving_the_repository(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -107,6 +109,7 @@ def test_resolve_inside_refuses_a_symlinked_folder_leaving_the_repository(
     assert message == "input_ref 'x.json' leaves the repository"
 
 
+@pytest.mark.linux
 def test_resolve_inside_refuses_a_symlink_to_proc(repo: Path) -> None:
     (repo / "packs" / "p" / "golden" / "env.json").symlink_to("/proc/self/environ")
     assert refusal(repo, "env.json") == f"input_ref 'env.json' leaves {WITHIN} through a symlink"
@@ -126,6 +129,7 @@ def test_resolve_inside_refuses_a_nested_git_directory(repo: Path) -> None:
     assert message == "input_ref 'sub/.git/config' points into a .git directory"
 
 
+@pytest.mark.posix
 def test_resolve_inside_refuses_a_symlink_into_git(repo: Path) -> None:
     (repo / "config.json").symlink_to(repo / ".git" / "config")
     message = refusal(repo, "config.json", base=repo)
@@ -219,12 +223,14 @@ def test_read_text_refuses_a_file_over_the_yaml_limit(tmp_path: Path) -> None:
     assert read_refusal(path).message == "file is too large (3.0 MiB; the limit is 2.0 MiB)"
 
 
+@pytest.mark.posix
 def test_read_text_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
     assert read_refusal(fifo).message == "not a regular file (a FIFO)"
 
 
+@pytest.mark.posix
 def test_read_text_refuses_a_symlink_to_a_fifo(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo")
     (tmp_path / "link.json").symlink_to(tmp_path / "fifo")
@@ -242,6 +248,7 @@ def test_read_text_refuses_a_directory(tmp_path: Path) -> None:
     assert read_refusal(tmp_path).message == "not a regular file (a directory)"
 
 
+@pytest.mark.linux
 @pytest.mark.parametrize(
     ("target", "where"),
     [("/dev/null", "/dev"), ("/proc/self/environ", "/proc"), ("/sys/kernel", "/sys")],
@@ -254,6 +261,7 @@ def test_read_text_refuses_system_files_through_a_symlink(
     assert read_refusal(link).message == f"refusing to read a file under {where}"
 
 
+@pytest.mark.linux
 def test_read_text_refuses_proc_directly() -> None:
     error = read_refusal(Path("/proc/self/environ"))
     assert error.message == "refusing to read a file under /proc"
@@ -263,6 +271,7 @@ def test_read_text_reports_a_missing_file(tmp_path: Path) -> None:
     assert read_refusal(tmp_path / "nope.json").message == "file not found"
 
 
+@pytest.mark.posix
 def test_read_text_reports_a_symlink_loop(tmp_path: Path) -> None:
     (tmp_path / "a").symlink_to(tmp_path / "b")
     (tmp_path / "b").symlink_to(tmp_path / "a")
@@ -307,6 +316,7 @@ def test_iter_pack_files_on_a_pack_folder(tmp_path: Path) -> None:
     assert list(iter_pack_files(tmp_path / "p")) == [tmp_path / "p" / "pack.yaml"]
 
 
+@pytest.mark.posix
 def test_iter_pack_files_skips_git_and_symlinked_folders(tmp_path: Path) -> None:
     make_pack(tmp_path / "real")
     make_pack(tmp_path / ".git" / "hidden")
@@ -314,6 +324,7 @@ def test_iter_pack_files_skips_git_and_symlinked_folders(tmp_path: Path) -> None
     assert list(iter_pack_files(tmp_path)) == [tmp_path / "real" / "pack.yaml"]
 
 
+@pytest.mark.posix
 def test_iter_pack_files_terminates_on_a_symlink_loop(tmp_path: Path) -> None:
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "a" / "b" / "up").symlink_to(tmp_path / "a")
@@ -322,6 +333,7 @@ def test_iter_pack_files_terminates_on_a_symlink_loop(tmp_path: Path) -> None:
     assert list(iter_pack_files(tmp_path)) == [tmp_path / "a" / "b" / "p" / "pack.yaml"]
 
 
+@pytest.mark.posix
 def test_iter_pack_files_yields_a_marker_that_is_not_a_file(tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "pack.yaml").symlink_to("/dev/null")

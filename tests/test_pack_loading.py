@@ -226,6 +226,7 @@ def test_case_input_problems_error_the_case(tmp_path: Path, ref: str, reason: st
     assert case.reason is not None and reason in case.reason, case.reason
 
 
+@pytest.mark.posix
 def test_input_ref_through_a_symlink_to_git_is_refused(tmp_path: Path) -> None:
     pack = make_pack(tmp_path, contract=CONTRACT.replace("ok.json", "link.json"))
     (tmp_path / ".git" / "config").write_text("[core]\n")
@@ -245,6 +246,7 @@ def test_allowlist_entry_for_a_missing_contract_is_a_problem(tmp_path: Path) -> 
     ]
 
 
+@pytest.mark.posix
 def test_a_globbed_contract_symlinked_out_of_the_repository_is_refused(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     pack = make_pack(repo)

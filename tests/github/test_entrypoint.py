@@ -241,6 +241,7 @@ def parse_report(path: Path) -> None:
         ET.parse(path)
 
 
+@pytest.mark.posix
 def test_sigterm_while_publishing_leaves_whole_reports(tmp_path: Path) -> None:
     """A cancel during the API call: the process stops at once, with the files already whole."""
     import socket
@@ -264,6 +265,7 @@ def test_sigterm_while_publishing_leaves_whole_reports(tmp_path: Path) -> None:
     assert not list(action.workspace.glob(".*.tmp"))
 
 
+@pytest.mark.posix
 def test_sigterm_while_writing_reports_leaves_no_partial_file(tmp_path: Path) -> None:
     """Cancelled as soon as a report's temporary file appears: whole files or none, no leftovers."""
     action = Action(tmp_path)

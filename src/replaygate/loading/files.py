@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import errno
 import functools
+import operator
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -22,7 +23,13 @@ MAX_JSON_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 
 _SYSTEM_DIRS = ("/proc", "/sys", "/dev")
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+# On POSIX a FIFO or a terminal cannot block the read or take over the run, and the descriptor
+# is not inherited; Windows has none of these flags, and needs O_BINARY for bytes as they are.
+_OPEN_FLAGS = functools.reduce(
+    operator.or_,
+    (getattr(os, flag, 0) for flag in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC", "O_BINARY")),
+    os.O_RDONLY,
+)
 _KINDS = {
     stat.S_IFDIR: "a directory",
     stat.S_IFCHR: "a character device",

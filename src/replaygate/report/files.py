@@ -9,6 +9,7 @@ from pathlib import Path
 
 from replaygate.errors import ReplayGateError
 
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)  # Windows: no CRLF
 _owner: tuple[int, int] | None = None
 
 
@@ -30,7 +31,7 @@ def write_atomic(path: Path, text: str) -> None:
     temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
         _make_folder(path.parent)
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        fd = os.open(temp, _WRITE_FLAGS, 0o666)
         _give(fd)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
