@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,6 +30,7 @@ def test_the_inputs_and_defaults_are_those_of_action_yml() -> None:
     assert load_bench().action_defaults() == expected
 
 
+@pytest.mark.posix  # a clean environment: Windows needs more than PATH to start Python
 def test_without_a_container_engine_it_says_so_and_measures_nothing(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(SCRIPT)],

@@ -16,6 +16,9 @@ from action_harness import HEAD_SHA, Action, write_pack
 from fake_github import BOT, FakeGitHub, not_accessible, rate_limited, server_error
 from replaygate.github.comment import MARKER
 
+# The action runs in a Linux container; the harness starts it with a runner's clean environment.
+pytestmark = pytest.mark.posix
+
 HOSTILE = [
     "::add-mask::Zurich",
     "::stop-commands::pwned",
@@ -241,7 +244,6 @@ def parse_report(path: Path) -> None:
         ET.parse(path)
 
 
-@pytest.mark.posix
 def test_sigterm_while_publishing_leaves_whole_reports(tmp_path: Path) -> None:
     """A cancel during the API call: the process stops at once, with the files already whole."""
     import socket
@@ -265,7 +267,6 @@ def test_sigterm_while_publishing_leaves_whole_reports(tmp_path: Path) -> None:
     assert not list(action.workspace.glob(".*.tmp"))
 
 
-@pytest.mark.posix
 def test_sigterm_while_writing_reports_leaves_no_partial_file(tmp_path: Path) -> None:
     """Cancelled as soon as a report's temporary file appears: whole files or none, no leftovers."""
     action = Action(tmp_path)

@@ -17,6 +17,8 @@ from runner_oracle import effective
 
 from replaygate import __version__
 
+pytestmark = pytest.mark.posix  # the image is Linux; the runs get a clean environment
+
 RUNNER_UID = RUNNER_GID = 1001  # the `runner` user of GitHub's hosted runners
 
 needs_root = pytest.mark.skipif(
