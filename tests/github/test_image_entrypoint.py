@@ -130,3 +130,41 @@ def test_a_workspace_that_root_owns_is_written_as_root(tmp_path: Path) -> None:
     completed = cli(tmp_path, "run", "packs", "--json", "r.json", GITHUB_WORKSPACE=str(tmp_path))
     assert completed.returncode == 0, completed.stderr
     assert (tmp_path / "r.json").stat().st_uid == 0 and completed.stderr == ""
+
+
+LOADED = """
+import json, runpy, sys
+report, sys.argv = sys.argv[1], sys.argv[2:]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+except SystemExit as stop:
+    code = stop.code
+with open(report, "w") as handle:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, handle)
+"""
+
+
+def loaded_modules(action: Action, **inputs: str) -> tuple[int, set[str]]:
+    report = action.base / "modules.json"
+    subprocess.run(
+        [sys.executable, "-c", LOADED, str(report), str(ENTRYPOINT)],
+        cwd=action.workspace,
+        env=action.environ(inputs, "1"),
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
+    found = json.loads(report.read_text())
+    return found["code"], set(found["modules"])
+
+
+def test_a_run_without_the_api_does_not_load_the_http_client(tmp_path: Path) -> None:
+    """Start time matters in every job: requests and the API client load only to be used."""
+    action = Action(tmp_path)
+    action.copy_packs("weather", "starter")
+    code, modules = loaded_modules(action)
+    assert code == 0
+    assert {"replaygate.engine.runner", "replaygate.github.publish"} <= modules
+    assert not {"requests", "urllib3", "replaygate.github.api", "secrets"} & modules
+    _, with_api = loaded_modules(action, pr_comment="true")
+    assert {"requests", "replaygate.github.api"} <= with_api

@@ -6,10 +6,12 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from replaygate.github.api import GitHubApi, GitHubApiError, clip_utf8
 from replaygate.results.fingerprint import is_fingerprint
+
+if TYPE_CHECKING:  # the API client (and requests) is imported only when a comment is sent
+    from replaygate.github.api import GitHubApi
 
 MARKER = "<!-- replaygate:pr-comment -->"
 MAX_BODY_BYTES = 65_535  # GitHub allows 65,536 characters; counted in bytes to be safe
@@ -44,6 +46,8 @@ def upsert_comment(
     api: GitHubApi, issue_number: int, body: str, *, marker: str, author: str | None
 ) -> Outcome:
     """Edit our comment in place, or create it once; never a second copy."""
+    from replaygate.github.api import GitHubApiError
+
     body = _prepared(body, marker)
     existing = find_comment(api, issue_number, marker=marker, author=author)
     if existing is not None:
@@ -96,6 +100,8 @@ def _update(api: GitHubApi, comment: Comment, body: str) -> Literal["updated", "
 
 def _prepared(body: str, marker: str) -> str:
     """The body as GitHub will store it: marker first, valid UTF-8, within the size limit."""
+    from replaygate.github.api import clip_utf8
+
     if not body.startswith(marker):
         body = f"{marker}\n{body}"
     clean = body.encode("utf-8", "replace").decode("utf-8")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from pathlib import Path
 
 from replaygate.errors import ReplayGateError
@@ -28,7 +27,7 @@ def write_atomic(path: Path, text: str) -> None:
     container the run is root, and later steps of the job read the reports as the
     runner's user.
     """
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    temp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")  # not secrets: slow import
     try:
         _make_folder(path.parent)
         fd = os.open(temp, _WRITE_FLAGS, 0o666)
