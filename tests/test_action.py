@@ -314,7 +314,7 @@ def test_release_checks_and_smoke_runs_before_it_pushes_both_platforms() -> None
     assert [s["run"] for s in jobs["checks"]["steps"] if "run" in s] == ["bash .ci/run"]
     image_steps = jobs["image"]["steps"]
     smoke = next(i for i, s in enumerate(image_steps) if "bench_image.py" in s.get("run", ""))
-    push = next(i for i, s in enumerate(image_steps) if "build-push-action" in s.get("uses", ""))
+    push = next(i for i, s in enumerate(image_steps) if s.get("with", {}).get("push") is True)
     assert smoke < push and image_steps[push]["with"]["push"] is True
     assert image_steps[push]["with"]["platforms"] == "linux/amd64,linux/arm64"
     assert jobs["image"]["permissions"]["packages"] == "write"
