@@ -42,7 +42,7 @@ def give_new_files_to_the_workspace_owner(environ: Mapping[str, str]) -> None:
     by the job's later steps, nor by the next checkout on a self-hosted runner.
     """
     workspace = environ.get("GITHUB_WORKSPACE", "")
-    if os.name != "posix" or os.geteuid() != 0 or not os.path.isdir(workspace):
+    if sys.platform == "win32" or os.geteuid() != 0 or not os.path.isdir(workspace):
         return
     owner = os.stat(workspace)
     if owner.st_uid != 0:

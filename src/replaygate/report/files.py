@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from pathlib import Path
 
 from replaygate.errors import ReplayGateError
@@ -53,7 +54,7 @@ def _make_folder(folder: Path) -> None:
 
 
 def _give(target: int | Path) -> None:
-    if _owner is None:
+    if _owner is None or sys.platform == "win32":  # Windows: set only by the Linux image
         return
     # Where root cannot give files away (a user namespace without that uid, root-squashed
     # storage), they stay as they are: ownership is a courtesy, the report still matters.
