@@ -158,13 +158,17 @@ def loaded_modules(action: Action, **inputs: str) -> tuple[int, set[str]]:
     return found["code"], set(found["modules"])
 
 
-def test_a_run_without_the_api_does_not_load_the_http_client(tmp_path: Path) -> None:
-    """Start time matters in every job: requests and the API client load only to be used."""
+def test_a_small_run_without_the_api_loads_neither_http_nor_workers(tmp_path: Path) -> None:
+    """Start time matters in every job: what a run does not use is not imported.
+
+    The API client and requests load only to send; the worker pool only for a large run.
+    """
     action = Action(tmp_path)
     action.copy_packs("weather", "starter")
     code, modules = loaded_modules(action)
     assert code == 0
     assert {"replaygate.engine.runner", "replaygate.github.publish"} <= modules
-    assert not {"requests", "urllib3", "replaygate.github.api", "secrets"} & modules
+    unneeded = {"requests", "urllib3", "replaygate.github.api", "secrets", "multiprocessing"}
+    assert not unneeded & modules
     _, with_api = loaded_modules(action, pr_comment="true")
     assert {"requests", "replaygate.github.api"} <= with_api

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import signal
 import threading
 import time
@@ -73,12 +72,11 @@ def _evaluate_range(bounds: tuple[int, int]) -> list[CaseResult]:
 
 def _can_fork(jobs: int, count: int) -> bool:
     # Forking a process that runs threads can deadlock the child: only a plain CLI run forks.
-    return (
-        jobs > 1
-        and count >= PARALLEL_MIN_CASES
-        and threading.active_count() == 1
-        and "fork" in multiprocessing.get_all_start_methods()
-    )
+    if jobs < 2 or count < PARALLEL_MIN_CASES or threading.active_count() != 1:
+        return False
+    import multiprocessing  # only a large run needs it: about 10 ms of every start otherwise
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def _evaluate_all(work: list[_Work], jobs: int) -> list[CaseResult]:
@@ -86,6 +84,8 @@ def _evaluate_all(work: list[_Work], jobs: int) -> list[CaseResult]:
     # only results to send back, which costs more than judging them here: only fixtures count.
     if not _can_fork(jobs, sum(item.ctx.contract.case_inputs is None for item in work)):
         return [_evaluate(item) for item in work]
+    import multiprocessing
+
     size = max(CHUNK_CASES, -(-len(work) // (jobs * 8)))
     chunks = [(start, min(start + size, len(work))) for start in range(0, len(work), size)]
     _SHARED[:] = work
