@@ -11,8 +11,11 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_ROOT_USER_ACTION=igno
 
 # The lock file first: this layer is rebuilt only when the dependencies change.
 COPY requirements.lock /build/requirements.lock
+# The dependencies' own test suites (about 1.3 MB) are never imported: they stay out.
 RUN python -m venv --without-pip /venv \
-    && python -m pip --python /venv/bin/python install --no-cache-dir -r /build/requirements.lock
+    && python -m pip --python /venv/bin/python install --no-cache-dir -r /build/requirements.lock \
+    && find /venv/lib/python3.12/site-packages -mindepth 2 -maxdepth 2 -type d -name tests \
+        -exec rm -rf {} +
 
 COPY pyproject.toml README.md /build/
 COPY src /build/src
