@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,7 +13,7 @@ from hypothesis import strategies as st
 from packbuilder import CONTRACT, fixture, make_pack
 from replaygate.errors import PackError
 from replaygate.loading.fixtures import load_case_input
-from replaygate.loading.pack import load_contract
+from replaygate.loading.pack import load_contract, load_packs
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -69,10 +71,7 @@ def test_any_contract_text_loads_or_is_one_located_problem(
 def test_any_fixture_shape_evaluates_or_errors_the_case(
     tmp_path_factory: object, request: object, response: object, calls: object
 ) -> None:
-    from datetime import UTC, datetime
-
     from replaygate.engine.runner import run_packs
-    from replaygate.loading.pack import load_packs
 
     root = tmp_path_factory.mktemp("repo")  # type: ignore[attr-defined]
     body = fixture()
@@ -86,3 +85,51 @@ def test_any_fixture_shape_evaluates_or_errors_the_case(
     assert isinstance(found, str) or found.response is None or "success" in found.response
     (case,) = run_packs(loaded, {}).cases
     assert case.status.value in {"passed", "failed", "error"}
+
+
+# Keys of every shape: capitals, brackets, pydantic's own location words, any text at all.
+KEYS = st.sampled_from(["Timeouts", "Name", "[key]", "list[str]", "PackPaths", "a[0]"]) | st.text(
+    max_size=12
+)
+CONTRACT_DATA = {
+    "tool": "get_weather",
+    "expected_tool_calls": [{"name": "get_weather", "argument_invariants": [{"path": "$.city"}]}],
+    "timeouts": {"total_ms": 5},
+    "golden_cases": [{"id": "ok", "input_ref": "ok.json", "expect_ok": True}],
+}
+# Where a key can go: the mappings of the contract above, and pack.yaml's.
+SPOTS = st.sampled_from(
+    [
+        ("contract",),
+        ("contract", "expected_tool_calls", 0),
+        ("contract", "expected_tool_calls", 0, "argument_invariants", 0),
+        ("contract", "timeouts"),
+        ("contract", "golden_cases", 0),
+        ("pack",),
+        ("pack", "paths"),
+    ]
+)
+
+
+@FUZZ
+@given(key=KEYS, value=JSON_VALUES, spot=SPOTS)
+def test_a_key_of_any_shape_anywhere_is_a_result_or_one_located_problem(
+    tmp_path_factory: object, key: str, value: object, spot: tuple[str | int, ...]
+) -> None:
+    root = tmp_path_factory.mktemp("repo")  # type: ignore[attr-defined]
+    files = {
+        "contract": json.loads(json.dumps(CONTRACT_DATA)),
+        "pack": {"pack_id": "p", "paths": {}},
+    }
+    node: Any = files
+    for part in spot:
+        node = node[part]
+    node[key] = value
+    make_pack(
+        root, contract=json.dumps(files["contract"]), pack_yaml=json.dumps(files["pack"])
+    )
+    loaded = load_packs(["packs"], cwd=root, root=None, now=datetime.now(UTC))
+    for problem in loaded.problems:
+        assert "\n" not in str(problem)
+        assert problem.file in ("packs/p/pack.yaml", "packs/p/contracts/c.yaml")
+    assert loaded.packs or loaded.problems

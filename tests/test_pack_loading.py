@@ -561,3 +561,26 @@ def test_a_paths_entry_that_is_not_a_directory(tmp_path: Path) -> None:
         f"paths resolve against the repository root {tmp_path.resolve()} (the nearest folder "
         "above the pack holding .git; --root sets it)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("key", "hint"),
+    [
+        ("Timeouts", " (did you mean 'timeouts'?)"),
+        ("Golden_Cases", " (did you mean 'golden_cases'?)"),
+        ("a[b", ""),
+        ("[key]", ""),
+        ("List[str]", ""),
+    ],
+)
+def test_an_unknown_key_of_any_shape_is_a_located_problem(
+    tmp_path: Path, key: str, hint: str
+) -> None:
+    found = problems_for(tmp_path, CONTRACT + f"{json.dumps(key)}: {{}}\n")
+    assert found == [f"packs/p/contracts/c.yaml:11: unknown key '{key}'{hint}"]
+
+
+def test_a_capitalised_unknown_key_in_pack_yaml_is_a_located_problem(tmp_path: Path) -> None:
+    make_pack(tmp_path, pack_yaml="pack_id: p\nName: x\n")
+    problem = "packs/p/pack.yaml:2: unknown key 'Name' (did you mean 'name'?)"
+    assert load(tmp_path) == ([], [problem])

@@ -373,15 +373,18 @@ Loc = tuple[str | int, ...]
 
 def validation_errors(
     exc: ValidationError,
+    data: Any,
     root: type[BaseModel] | None = None,
     line_of: Callable[[Loc], int | None] | None = None,
 ) -> list[tuple[Loc, str]]:
-    """(location, message) for each error, unknown keys first (each group in line order when
-    ``line_of`` is given); union-branch duplicates folded, and a missing key left out when an
-    unknown key beside it is its misspelling."""
+    """(location, message) for each error of validating ``data``, unknown keys first (each
+    group in line order when ``line_of`` is given); union-branch duplicates folded, and a
+    missing key left out when an unknown key beside it is its misspelling."""
     seen: dict[Loc, tuple[str, str]] = {}
     for error in exc.errors(include_url=False):
-        loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
+        loc = _input_loc(error["loc"], data)
+        if error["type"] == "missing":  # the one part that is not in the input by definition
+            loc += error["loc"][-1:]
         seen.setdefault(loc, (error["type"], describe_error({**error, "loc": loc}, root)))
     unknown = {loc: message for loc, (kind, message) in seen.items() if kind == "extra_forbidden"}
     misspelt = {(*loc[:-1], _misspelling(root, loc)) for loc in unknown}
@@ -401,6 +404,24 @@ def _misspelling(root: type[BaseModel] | None, loc: Loc) -> str | None:
     return _closest(str(loc[-1]), _model_at(root, loc[:-1]).model_fields) if root else None
 
 
-def _is_union_tag(part: str | int) -> bool:
-    # pydantic names the branch it tried in a union ("list[str]", "PackPaths"): not a real key.
-    return isinstance(part, str) and (part[:1].isupper() or "[" in part)
+def _input_loc(loc: Loc, data: Any) -> Loc:
+    """The parts of ``loc`` that are keys or indices in ``data``.
+
+    Pydantic adds parts of its own (``[key]`` for a bad mapping key, a union branch's
+    type name): those match nothing in the input and are left out. A key of any
+    shape, ``Timeouts`` or ``a[b`` included, is kept, because it is in the input.
+    A missing key is not in the input either: the caller adds it back.
+    """
+    kept: list[str | int] = []
+    node = data
+    for part in loc:
+        if _holds(node, part):
+            node = node[part]
+            kept.append(part)
+    return tuple(kept)
+
+
+def _holds(node: Any, part: str | int) -> bool:
+    if isinstance(node, dict):
+        return part in node
+    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)

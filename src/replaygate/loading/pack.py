@@ -53,7 +53,7 @@ def validate(model: type[BaseModel], data: Any, shown: str) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        errors = validation_errors(exc, model, lambda loc: yaml_reader.line_of(data, loc))
+        errors = validation_errors(exc, data, model, lambda loc: yaml_reader.line_of(data, loc))
     found = [
         PackError(shown, yaml_reader.line_of(data, loc), _hinted(data, loc, message))
         for loc, message in errors
