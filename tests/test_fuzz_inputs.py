@@ -125,9 +125,7 @@ def test_a_key_of_any_shape_anywhere_is_a_result_or_one_located_problem(
     for part in spot:
         node = node[part]
     node[key] = value
-    make_pack(
-        root, contract=json.dumps(files["contract"]), pack_yaml=json.dumps(files["pack"])
-    )
+    make_pack(root, contract=json.dumps(files["contract"]), pack_yaml=json.dumps(files["pack"]))
     loaded = load_packs(["packs"], cwd=root, root=None, now=datetime.now(UTC))
     for problem in loaded.problems:
         assert "\n" not in str(problem)

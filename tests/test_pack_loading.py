@@ -584,3 +584,83 @@ def test_a_capitalised_unknown_key_in_pack_yaml_is_a_located_problem(tmp_path: P
     make_pack(tmp_path, pack_yaml="pack_id: p\nName: x\n")
     problem = "packs/p/pack.yaml:2: unknown key 'Name' (did you mean 'name'?)"
     assert load(tmp_path) == ([], [problem])
+
+
+SECRET_YAML = "pack_id: p\nghp_SECRET_in_a_key: 1\n"
+SECRET_JSON = '{"version": "1.0", "ghp_SECRET_in_a_key": 1}'
+
+
+def _outside(tmp_path: Path, name: str, text: str) -> Path:
+    target = tmp_path / "outside" / name
+    target.parent.mkdir(exist_ok=True)
+    target.write_text(text)
+    return target
+
+
+def test_a_pack_yaml_symlinked_out_of_the_repository_is_refused_unread(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    pack = make_pack(repo)
+    (pack / "pack.yaml").unlink()
+    (pack / "pack.yaml").symlink_to(_outside(tmp_path, "pack.yaml", SECRET_YAML))
+    assert load(repo) == (
+        [],
+        [
+            "packs/p/pack.yaml: pack file 'packs/p/pack.yaml' leaves the repository "
+            "through a symlink"
+        ],
+    )
+
+
+def test_a_pack_yaml_symlinked_into_git_is_refused_unread(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path)
+    (tmp_path / ".git" / "config").write_text(SECRET_YAML)
+    (pack / "pack.yaml").unlink()
+    (pack / "pack.yaml").symlink_to(tmp_path / ".git" / "config")
+    assert load(tmp_path) == (
+        [],
+        ["packs/p/pack.yaml: pack file 'packs/p/pack.yaml' points into a .git directory"],
+    )
+
+
+def test_a_pack_folder_symlinked_out_of_the_repository_is_refused(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    elsewhere = make_pack(tmp_path / "elsewhere", pack_yaml=SECRET_YAML)
+    (repo / ".git").mkdir(parents=True)
+    (repo / "packs").mkdir()
+    (repo / "packs" / "p").symlink_to(elsewhere)
+    loaded = load_packs(["packs/p"], cwd=repo, root=None, now=NOW)
+    assert loaded.packs == ()
+    assert [str(problem) for problem in loaded.problems] == [
+        "packs/p/pack.yaml: pack file 'packs/p/pack.yaml' leaves the repository through a symlink"
+    ]
+
+
+@pytest.mark.parametrize("into_git", [False, True])
+def test_an_allowlist_symlinked_out_of_reach_is_refused_unread(
+    tmp_path: Path, into_git: bool
+) -> None:
+    repo = tmp_path / "repo"
+    pack = make_pack(repo)
+    target = repo / ".git" / "config" if into_git else _outside(tmp_path, "a.json", SECRET_JSON)
+    target.write_text(SECRET_JSON)
+    (pack / "nr-allowlist.json").symlink_to(target)
+    ids, problems = load(repo)
+    assert (ids, problems) == (
+        ["p"],
+        [
+            "packs/p/nr-allowlist.json: NR allowlist 'nr-allowlist.json' leaves the pack "
+            "directory packs/p through a symlink"
+        ],
+    )
+
+
+def test_a_dangling_allowlist_symlink_is_reported(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path)
+    (pack / "nr-allowlist.json").symlink_to(pack / "gone.json")
+    assert load(tmp_path) == (["p"], ["packs/p/nr-allowlist.json: file not found"])
+
+
+def test_a_long_unknown_key_is_quoted_as_a_short_excerpt(tmp_path: Path) -> None:
+    key = "ghp_" + "S" * 500
+    (problem,) = problems_for(tmp_path, CONTRACT + f"{key}: 1\n")
+    assert problem == f"packs/p/contracts/c.yaml:11: unknown key '{key[:40]}...'"

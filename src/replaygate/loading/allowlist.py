@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -30,10 +31,14 @@ def load_allowlist(
 ) -> Allowlist:
     """The entries that apply; an expired entry is a warning and no longer applies."""
     path = pack_dir / ALLOWLIST_FILE
-    if not path.exists():
+    if not os.path.lexists(path):
         return Allowlist()
     shown = files.shown_path(path, root)
     try:
+        path = files.resolve_inside(
+            pack_dir, ALLOWLIST_FILE, root=root, what="NR allowlist", file=shown, line=None,
+            within=f"the pack directory {files.shown_path(pack_dir, root)}",
+        )  # fmt: skip
         text = files.read_text(path, shown=shown, max_bytes=files.MAX_JSON_BYTES)
         model = validate(AllowlistModel, json_reader.parse_json(text, shown=shown), shown)
     except PackError as exc:

@@ -22,6 +22,8 @@ MAX_YAML_BYTES = 2 * 1024 * 1024
 MAX_JSON_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 
+EXCERPT_CHARS = 40  # of a file's text quoted in a message: enough to find it, not to copy it
+
 _SYSTEM_DIRS = ("/proc", "/sys", "/dev")
 # On POSIX a FIFO or a terminal cannot block the read or take over the run, and the descriptor
 # is not inherited; Windows has none of these flags, and needs O_BINARY for bytes as they are.
@@ -80,6 +82,11 @@ def resolve_inside(
     return Path(target)
 
 
+def excerpt(text: str) -> str:
+    """A short excerpt of file text (a key, a value) for a message; renderers escape it."""
+    return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "..."
+
+
 @functools.lru_cache(maxsize=1024)
 def _real_dir(path: str) -> str:
     """A pack's directories resolved once per process: they do not move during a run."""
@@ -89,6 +96,11 @@ def _real_dir(path: str) -> str:
 def is_inside(path: Path, folder: Path) -> bool:
     """Whether ``path`` is ``folder`` or below it, symlinks resolved."""
     return _inside(os.path.realpath(path), os.path.realpath(folder))
+
+
+def is_inside_lexically(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or below it as written (made absolute)."""
+    return _inside(os.path.abspath(path), os.path.abspath(folder))
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -228,9 +240,13 @@ def is_repository_root(path: Path) -> bool:
     return (path / ".git").exists()
 
 
-def find_repository_root(start: Path) -> Path | None:
-    """The nearest folder at or above ``start`` that is a repository root, resolved."""
-    here = Path(os.path.realpath(start))
+def find_repository_root(start: Path, *, follow_links: bool = True) -> Path | None:
+    """The nearest folder at or above ``start`` that is a repository root, resolved.
+
+    With ``follow_links=False`` the walk is lexical and the folder is as named: the
+    repository a path is written in, even when a symlinked folder leads elsewhere.
+    """
+    here = Path(os.path.realpath(start) if follow_links else os.path.abspath(start))
     for candidate in (here, *here.parents):
         if is_repository_root(candidate):
             return candidate

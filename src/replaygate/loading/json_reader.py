@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from replaygate.errors import PackError
-from replaygate.loading.files import MAX_DEPTH, MAX_JSON_BYTES, read_text
+from replaygate.loading.files import MAX_DEPTH, MAX_JSON_BYTES, excerpt, read_text
 
 
 class _JsonProblem(ValueError):
@@ -115,7 +115,7 @@ def _json_token_problem(token: re.Match[str], open_keys: list[set[str] | None]) 
     elif token["colon"] and open_keys and (seen := open_keys[-1]) is not None:
         key: str = json.loads(token["string"])
         if key in seen:
-            return f"duplicate key {key!r}"
+            return f"duplicate key {excerpt(key)!r}"
         seen.add(key)
     elif token["constant"]:
         return f"{token['constant']} is not valid JSON; write a number, a string or null"

@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from replaygate.loading.files import excerpt
+
 
 class PackSchemaVersion(StrEnum):
     V0_1 = "v0.1"
@@ -228,7 +230,7 @@ def unknown_key(key: str, here: Collection[str], places: Mapping[str, str]) -> s
         return f"`{key}` belongs {places[key]}, not here"
     close = _closest(key, here) or _closest(key, places)
     hint = f" (did you mean '{close}'?)" if close else ""
-    return f"unknown key '{key}'{hint}"
+    return f"unknown key '{excerpt(key)}'{hint}"
 
 
 def _closest(key: str, choices: Collection[str]) -> str | None:

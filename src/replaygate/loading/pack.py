@@ -287,6 +287,24 @@ class Loaded:
     roots: Mapping[Path, str] = field(default_factory=dict)  # each root used, and why
 
 
+def _escape(named: Path, cwd: Path) -> Problem | None:
+    """Why the pack file, as named, is not read: a symlink takes it out of the repository
+    it is written in (or its folder, without one), or into ``.git``. None when it stays."""
+    top = files.find_repository_root(named.parent, follow_links=False)
+    if top is None:
+        inside = files.is_inside_lexically(named, cwd)
+        top = Path(os.path.abspath(cwd)) if inside else named.parent.parent
+    relative = os.path.relpath(named, top).replace(os.sep, "/")
+    try:
+        files.resolve_inside(
+            top, relative, root=top, what="pack file", within="the repository", file=relative,
+            line=None,
+        )  # fmt: skip
+    except PackError as exc:
+        return Problem(exc.file, exc.line, exc.message)
+    return None
+
+
 def load_packs(
     targets: Sequence[str],
     *,
@@ -302,6 +320,10 @@ def load_packs(
     roots: dict[Path, str] = {}
     seen: dict[str, str] = {}
     for pack_file, selection in found.packs.items():
+        escape = _escape(found.named[pack_file], cwd)
+        if escape is not None:
+            problems.append(escape)
+            continue
         pack_root = root_for(pack_file, root, cwd)
         roots.setdefault(pack_root.path, pack_root.why)
         pack, pack_problems, pack_warnings = load_pack(pack_file, pack_root, now, selection)

@@ -89,12 +89,13 @@ class Found:
 
     packs: dict[Path, Selection]
     problems: list[Problem]
+    named: dict[Path, Path]  # each pack file, resolved -> as first named (for its containment)
 
 
 def find_packs(targets: Sequence[str], cwd: Path) -> Found:
     """pack.yaml files named by targets: a pack directory, a pack.yaml, a contract file,
     or a folder searched; any of them may end in ``::CASE_ID``."""
-    found = Found({}, [])
+    found = Found({}, [], {})
     for target in targets:
         path_text, case = split_target(target)
         if case == "":
@@ -103,6 +104,7 @@ def find_packs(targets: Sequence[str], cwd: Path) -> Found:
         for pack_file, contract in _pack_files(target, path_text, cwd, found.problems):
             real = Path(os.path.realpath(pack_file))  # one pack however it is named: no loop
             found.packs.setdefault(real, Selection()).picks.add((contract, case))
+            found.named.setdefault(real, pack_file)
     return found
 
 

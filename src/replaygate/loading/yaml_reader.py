@@ -23,7 +23,7 @@ from yaml.reader import ReaderError
 
 from replaygate.assertions.values import yaml_reading
 from replaygate.errors import PackError
-from replaygate.loading.files import MAX_DEPTH, MAX_YAML_BYTES, read_text
+from replaygate.loading.files import MAX_DEPTH, MAX_YAML_BYTES, excerpt, read_text
 
 try:
     from yaml import CSafeLoader as _BaseLoader
@@ -141,7 +141,9 @@ class _Loader(_BaseLoader):
     def _key(self, mapping: YamlMap, key: Any, line: int) -> Any:
         if key in mapping.key_lines:
             first = mapping.key_lines[key]
-            raise PackError(self.shown, line, f"duplicate key {key!r} (first at line {first})")
+            shown_key = excerpt(key) if isinstance(key, str) else key
+            message = f"duplicate key {shown_key!r} (first at line {first})"
+            raise PackError(self.shown, line, message)
         mapping.key_lines[key] = line
         return key
 
@@ -170,7 +172,7 @@ class _Loader(_BaseLoader):
         except (ValueError, OverflowError, yaml.YAMLError) as exc:
             kind = _KINDS.get(tag.removeprefix(_TAG), tag.removeprefix(_TAG))
             reason = str(exc).split(";")[0].splitlines()[0]
-            message = f"{_clip(event.value)!r} is not a valid {kind} ({reason})"
+            message = f"{excerpt(event.value)!r} is not a valid {kind} ({reason})"
             raise PackError(self.shown, line, message) from None
 
 
@@ -180,10 +182,6 @@ def _line(event: Any) -> int:
 
 def _show_tag(tag: str) -> str:
     return "!!" + tag.removeprefix(_TAG) if tag.startswith(_TAG) else tag
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= 40 else text[:40] + "..."
 
 
 def _surprising(text: str, value: Any) -> bool:
