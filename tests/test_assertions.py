@@ -309,6 +309,6 @@ def test_unset_environment_variable_is_an_error_mismatch() -> None:
 def test_too_many_matches_is_an_error_mismatch_per_check() -> None:
     doc = {"items": list(range(10_001))}
     assert evaluate({"path": "$.items[*]", "type": "integer", "exists": True}, doc) == [
-        ("error", "type", "path matched 10001 values, more than 10000"),
-        ("error", "exists", "path matched 10001 values, more than 10000"),
+        ("error", "type", "path matched more than 10000 values"),
+        ("error", "exists", "path matched more than 10000 values"),
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -207,10 +208,24 @@ def test_deeply_nested_filters_within_the_limit_evaluate() -> None:
 
 def test_too_many_matches_raise_path_too_broad() -> None:
     assert len(compile_path("$.items[*]").find({"items": list(range(MAX_MATCHES))})) == MAX_MATCHES
-    with pytest.raises(PathTooBroad, match=r"path matched 10001 values, more than 10000"):
+    with pytest.raises(PathTooBroad, match=r"^path matched more than 10000 values$"):
         compile_path("$.items[*]").find({"items": list(range(MAX_MATCHES + 1))})
     with pytest.raises(PathTooBroad):
         compile_path("$..*").find({"items": [{"a": i} for i in range(MAX_MATCHES)]})
+
+
+@pytest.mark.parametrize("text", ["$..*", "$.items[*]", "$.items[:]", "$.items[?(@ >= 0)]"])
+def test_matching_stops_at_the_limit(text: str) -> None:
+    """One broad path over a large fixture cannot build every match: it stops at the limit."""
+    doc = {"items": [0] * 400_000}
+    tracemalloc.start()
+    try:
+        with pytest.raises(PathTooBroad):
+            compile_path(text).find(doc)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 1024 * 1024  # building every match takes over 100 MiB here
 
 
 # --- the walker agrees with jsonpath-ng on the simple subset ------------------------------
@@ -275,3 +290,22 @@ def test_walker_agrees_with_jsonpath_ng(case: tuple[Any, str]) -> None:
     assert path.steps is not None and not path.is_collection
     expected = [unwrap(datum.value) for datum in reference_parse(text).find(doc)]
     assert path.find(doc) == expected
+
+
+# --- collection paths are matched lazily, in jsonpath-ng's order ---------------------------
+
+LAZY_PATHS = [
+    "$..*", "$..a", "$..b[0]", "$.*", "$[*]", "$.a[*]", "$.a[1:]", "$.a[::-1]", "$.a[0:2]",
+    "$.a[0,1]", "$['a','b']", "$..[?(@.k > 1)]", "$.calls[?(@.name == 'search')].k",
+    "$.*[*]", "$..a[*].b", "$.a[?(@ != 1)]", "$.d.*", "$..*[0]", "$.a[5:1]", "$.a[-2:]",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    doc=st.dictionaries(st.sampled_from(NAMES), json_values, min_size=1),
+    text=st.sampled_from(LAZY_PATHS),
+)
+def test_collection_matching_agrees_with_jsonpath_ng(doc: Any, text: str) -> None:
+    expected = [unwrap(datum.value) for datum in reference_parse(text).find(doc)]
+    assert compile_path(text).find(doc) == expected

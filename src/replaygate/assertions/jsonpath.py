@@ -6,8 +6,10 @@ import functools
 import re
 import warnings
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
+from replaygate.assertions.jsonpath_walk import matches
 from replaygate.assertions.values import unwrap
 
 MAX_PATH_LENGTH = 512
@@ -48,10 +50,10 @@ class CompiledPath:
         """
         if self.steps is not None:
             return _walk(doc, self.steps)
-        found = self.expr.find(doc)
+        found = list(islice(matches(self.expr, doc), MAX_MATCHES + 1))
         if len(found) > MAX_MATCHES:
-            raise PathTooBroad(f"path matched {len(found)} values, more than {MAX_MATCHES}")
-        return [unwrap(datum.value) for datum in found]
+            raise PathTooBroad(f"path matched more than {MAX_MATCHES} values")
+        return [unwrap(value) for value in found]
 
 
 def _walk(doc: Any, steps: tuple[Step, ...]) -> list[Any]:
