@@ -86,9 +86,12 @@ class Action:
             },
         }
 
-    def start(self, inputs: dict[str, str], step: str = "1") -> subprocess.Popen[str]:
+    def start(
+        self, inputs: dict[str, str], step: str = "1", *, python: tuple[str, ...] = ()
+    ) -> subprocess.Popen[str]:
+        """The entrypoint in a new process; ``python``: options before it (``-c``, code)."""
         return subprocess.Popen(
-            [sys.executable, str(ENTRYPOINT)],
+            [sys.executable, *(python or (str(ENTRYPOINT),))],
             cwd=self.workspace,
             env=self.environ(inputs, step),
             stdout=subprocess.PIPE,

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import gc
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import IO
 
 from replaygate.engine.collector import CaseContext
 from replaygate.engine.judge import RECORDED, evaluate_case
+from replaygate.errors import EXIT_BUG, ReplayGateError
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import CaseInput, load_case_input
 from replaygate.loading.pack import Loaded, Pack
@@ -58,16 +62,53 @@ def _evaluate(item: _Work) -> CaseResult:
 
 # What forked workers evaluate: set before the pool forks, so nothing is pickled but results.
 _SHARED: list[_Work] = []
+# In a worker: the file its stdout and stderr (the descriptors too) are written to.
+_OUTPUT: list[IO[bytes]] = []
 
 
-def _quiet_worker() -> None:
-    """Workers leave cancellation to the parent, which terminates them (SIGTERM) in silence."""
+class WorkerDied(ReplayGateError):
+    """A worker process was killed: its cases have no result, so the run has none."""
+
+    exit_code = EXIT_BUG
+
+
+def _start_worker() -> None:
+    """Leave cancellation to the parent, and keep the job log to the parent alone.
+
+    The parent terminates workers (SIGTERM) in silence. What a worker prints (a library's
+    warning, even from C) goes to a file of its own and back to the parent with the
+    results: a worker writing to the log itself could open a ``stop-commands`` block
+    that nothing closes, and every later annotation would be ignored.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    import tempfile
+
+    # Both files stay open for the worker's lifetime: no context manager fits.
+    output = tempfile.TemporaryFile()  # noqa: SIM115
+    for fd in (1, 2):
+        os.dup2(output.fileno(), fd)
+    # line-buffered: Python's lines and the descriptors' writes keep their order
+    sys.stdout = sys.stderr = open(  # noqa: SIM115
+        1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False
+    )
+    _OUTPUT[:] = [output]
 
 
-def _evaluate_range(bounds: tuple[int, int]) -> list[CaseResult]:
-    return [_evaluate(item) for item in _SHARED[bounds[0] : bounds[1]]]
+def _printed() -> str:
+    """What this worker printed since the last call."""
+    sys.stdout.flush()
+    (output,) = _OUTPUT
+    output.seek(0)
+    text = output.read().decode("utf-8", "backslashreplace")
+    output.seek(0)
+    output.truncate()
+    return text
+
+
+def _evaluate_range(bounds: tuple[int, int]) -> tuple[list[CaseResult], str]:
+    cases = [_evaluate(item) for item in _SHARED[bounds[0] : bounds[1]]]
+    return cases, _printed()
 
 
 def _can_fork(jobs: int, count: int) -> bool:
@@ -84,16 +125,42 @@ def _evaluate_all(work: list[_Work], jobs: int) -> list[CaseResult]:
     # only results to send back, which costs more than judging them here: only fixtures count.
     if not _can_fork(jobs, sum(item.ctx.contract.case_inputs is None for item in work)):
         return [_evaluate(item) for item in work]
-    import multiprocessing
-
     size = max(CHUNK_CASES, -(-len(work) // (jobs * 8)))
     chunks = [(start, min(start + size, len(work))) for start in range(0, len(work), size)]
     _SHARED[:] = work
     try:
-        with multiprocessing.get_context("fork").Pool(jobs, initializer=_quiet_worker) as pool:
-            return [case for part in pool.imap(_evaluate_range, chunks) for case in part]
+        return _in_workers(chunks, jobs)
     finally:
         _SHARED.clear()
+
+
+def _in_workers(chunks: list[tuple[int, int]], jobs: int) -> list[CaseResult]:
+    """The chunks evaluated by ``jobs`` forked workers, in order; their output re-printed here."""
+    import multiprocessing  # only a large run needs these: about 10 ms of every start otherwise
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    sys.stdout.flush()  # a worker must not inherit, and print again, what is buffered here
+    sys.stderr.flush()
+    context = multiprocessing.get_context("fork")
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker)
+    cases: list[CaseResult] = []
+    try:
+        for part, printed in pool.map(_evaluate_range, chunks):
+            cases += part
+            sys.stderr.write(printed)
+    except BrokenProcessPool:
+        raise WorkerDied(
+            "a worker process stopped abruptly (killed, or out of memory): the run is "
+            "incomplete and nothing was reported; run it again, or with --jobs 1"
+        ) from None
+    except BaseException:  # cancelled: the workers' chunks are of no use now
+        for process in list(pool._processes.values()):  # no public way before Python 3.14
+            process.terminate()
+        raise
+    finally:
+        pool.shutdown(cancel_futures=True)
+    return cases
 
 
 def run_packs(

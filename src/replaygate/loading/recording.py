@@ -75,7 +75,7 @@ def parse_recording(data: Any, shown: str) -> Recording:
     try:
         model = RecordingModel.model_validate(data)
     except ValidationError as exc:
-        raise PackError(shown, None, validation_errors(exc)[0][1]) from None
+        raise PackError(shown, None, validation_errors(exc, data)[0][1]) from None
     recorded_at = model.recorded_at
     if recorded_at.tzinfo is None:
         recorded_at = recorded_at.replace(tzinfo=UTC)

@@ -1,0 +1,95 @@
+"""Forked workers in the action: what they print reaches the log guarded, through the parent."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+from action_harness import ENTRYPOINT, Action, write_pack
+from runner_oracle import Runner
+
+# The entrypoint with two workers whatever the machine has, checked to really fork.
+FORKED_ENTRYPOINT = f"""
+import runpy, sys
+from replaygate.commands import run
+from replaygate.engine import runner
+run._default_jobs = lambda: 2
+assert runner._can_fork(2, runner.PARALLEL_MIN_CASES)
+sys.argv = [{str(ENTRYPOINT)!r}]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+CASES = 2400
+
+
+def with_pattern(pack: Path, pattern: str) -> None:
+    """Give every fixture's tool a city pattern: jsonschema compiles it in the worker."""
+    for fixture in (pack / "golden").glob("*.json"):
+        data = json.loads(fixture.read_text())
+        city = data["request"]["tools"][0]["parameters"]["properties"]["city"]
+        city["pattern"] = pattern
+        fixture.write_text(json.dumps(data))
+
+
+def test_a_warning_printed_in_a_worker_cannot_switch_off_the_annotations(
+    tmp_path: Path,
+) -> None:
+    action = Action(tmp_path)
+    pack = write_pack(action.workspace, ["Basel"] * CASES)
+    with_pattern(pack, "[[x]")  # `re` warns: FutureWarning: Possible nested set
+    process = action.start({}, python=("-c", FORKED_ENTRYPOINT))
+    log, _ = process.communicate(timeout=300)
+    step = action.step("1", process.returncode, log)
+    assert step.code == 1, log[-3000:]
+    assert "FutureWarning: Possible nested set" in log  # shown, from a worker
+    assert len(step.annotations("error")) == 10
+    runner = Runner()
+    runner.feed(log)
+    assert runner.stop_token is None, "a stop-commands block is left open"
+    assert step.outputs["failed"] == str(CASES)
+
+
+# The entrypoint, forked, where the worker that meets case_0005 notes its pid and stalls.
+STALLING_WORKER = FORKED_ENTRYPOINT.replace(
+    "run._default_jobs",
+    """import os, time
+evaluate = runner._evaluate
+def stalling(item):
+    if item.ctx.case.id == "case_0005":
+        open("stalled", "w").write(str(os.getpid()))
+        time.sleep(600)
+    return evaluate(item)
+runner._evaluate = stalling
+run._default_jobs""",
+)
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_cancelled_run_stops_its_workers(tmp_path: Path) -> None:
+    action = Action(tmp_path)
+    write_pack(action.workspace, ["Basel"] * CASES, ids=[f"case_{n:04}" for n in range(CASES)])
+    process = action.start({}, python=("-c", STALLING_WORKER))
+    marker = action.workspace / "stalled"
+    deadline = time.monotonic() + 120  # a hang guard, not a speed figure
+    try:
+        while not (marker.exists() and marker.read_text()):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        process.send_signal(signal.SIGTERM)
+        log, _ = process.communicate(timeout=60)
+    finally:
+        process.kill()  # a no-op once it has exited
+    assert process.returncode == 128 + signal.SIGTERM, log[-2000:]
+    worker = int(marker.read_text())
+    while not gone(worker):
+        assert time.monotonic() < deadline, "the stalled worker is still running"
+        time.sleep(0.01)
