@@ -268,3 +268,14 @@ def test_the_default_jobs_are_documented_as_the_code_sets_them() -> None:
     assert cap in (ROOT / "README.md").read_text(encoding="utf-8")
     helped = " ".join(run(["run", "--help"], ROOT).stdout.split())
     assert f"at most {run_command.MAX_DEFAULT_JOBS}, for runs of {PARALLEL_MIN_CASES}+" in helped
+
+
+def test_a_report_that_cannot_be_written_stops_no_other(tmp_path: Path) -> None:
+    make_pack(tmp_path)
+    (tmp_path / "results.json").mkdir()
+    done = run(["run", "--json", "results.json", "--junit", "junit.xml"], tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "replaygate: JSON report not written: cannot write results.json: Is a directory\n"
+    )
+    assert "1 passed" in done.stdout and (tmp_path / "junit.xml").exists()

@@ -54,8 +54,9 @@ def run_publish(
     run: RunResult, options: PublishOptions, environ: dict[str, str]
 ) -> tuple[str, list[str]]:
     out = io.StringIO()
-    warnings = publish(run, options, environ, out)
-    return out.getvalue(), warnings
+    published = publish(run, options, environ, out)
+    assert published.failed == []
+    return out.getvalue(), published.warnings
 
 
 def test_a_failing_run_annotates_summarises_and_sets_outputs(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from replaygate.errors import ReplayGateError
+from replaygate.errors import EXIT_CONFIG, ReplayGateError
 from replaygate.github.env import DEFAULT_AUTHOR
 from replaygate.report.files import write_atomic
 from replaygate.results.model import RunResult
@@ -104,15 +104,18 @@ def peer_options(args: argparse.Namespace) -> PeerOptions:
 
 
 def finish(result: RunResult, args: argparse.Namespace) -> int:
-    """Apply the baseline, write and publish the reports; the exit code of `run` and `merge`."""
+    """Apply the baseline, write and publish the reports; the exit code of `run` and `merge`.
+
+    A report or channel that could not be written makes it 2, whatever the cases did.
+    """
     accepted: frozenset[str] | None = None
     if args.baseline:
         from replaygate.results import baseline
 
         accepted = baseline.load_baseline(Path(args.baseline))
         result = baseline.apply_baseline(result, accepted)
-    emit(result, args, accepted)
-    return exit_code(result, FailOn(args.fail_on))
+    sent = emit(result, args, accepted)
+    return exit_code(result, FailOn(args.fail_on)) if sent else EXIT_CONFIG
 
 
 def emit(
@@ -120,27 +123,54 @@ def emit(
     args: argparse.Namespace,
     accepted: frozenset[str] | None = None,
     stdout: TextIO | None = None,
-) -> None:
-    """Write the requested report files, print the terminal report, publish to GitHub."""
+) -> bool:
+    """Write the requested report files, print the terminal report, publish to GitHub.
+
+    Each goes out on its own: one that fails is reported by name (an ``::error`` line
+    on GitHub) and the others still go. Returns whether every one went out.
+    """
+    out = stdout or sys.stdout
+    failed = [problem for problem in map(_write_report, _report_files(result, args)) if problem]
+    if args.github:
+        from replaygate.github.publish import publish, publish_options, report_failures
+
+        failed += publish(result, publish_options(args, accepted), os.environ, out).failed
+        report_failures(failed, out)
+    else:
+        from replaygate.report.escape import terminal_safe
+        from replaygate.report.text import render_text
+
+        out.write(render_text(result, color=out.isatty()))
+        for problem in failed:
+            print(f"replaygate: {terminal_safe(problem)}", file=sys.stderr)
+    out.flush()
+    return not failed
+
+
+def _report_files(
+    result: RunResult, args: argparse.Namespace
+) -> list[tuple[str, str, Callable[[], str]]]:
+    """(channel name, path, renderer) of each report file asked for."""
     from replaygate.report.json import render_json
     from replaygate.report.junit import render_junit
     from replaygate.report.markdown import render_markdown
-    from replaygate.report.text import render_text
 
-    out = stdout or sys.stdout
-    if args.json:
-        write_atomic(Path(args.json), render_json(result))
-    if args.junit:
-        write_atomic(Path(args.junit), render_junit(result))
-    if args.summary:
-        write_atomic(Path(args.summary), render_markdown(result, files_note=SUMMARY_NOTE))
-    if args.github:
-        from replaygate.github.publish import publish, publish_options
+    files = [
+        ("JSON report", args.json, lambda: render_json(result)),
+        ("JUnit report", args.junit, lambda: render_junit(result)),
+        ("summary", args.summary, lambda: render_markdown(result, files_note=SUMMARY_NOTE)),
+    ]
+    return [(name, path, render) for name, path, render in files if path]
 
-        publish(result, publish_options(args, accepted), os.environ, out)  # prints its warnings
-    else:
-        out.write(render_text(result, color=out.isatty()))
-    out.flush()
+
+def _write_report(report: tuple[str, str, Callable[[], str]]) -> str | None:
+    """Write one report file; the problem, naming the report, when it cannot be written."""
+    name, path, render = report
+    try:
+        write_atomic(Path(path), render())
+    except ReplayGateError as error:
+        return f"{name} not written: {error}"
+    return None
 
 
 def provider_option(parser: argparse.ArgumentParser, *, required: bool) -> None:

@@ -60,12 +60,20 @@ def publish_options(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Published:
+    warnings: list[str]  # an API that refused or failed: printed as ``::warning::``
+    failed: list[str]  # a file channel that could not be written, named: for report_failures
+
+
 def publish(
     result: RunResult, options: PublishOptions, environ: Mapping[str, str], stdout: TextIO
-) -> list[str]:
-    """Publish ``result``; return the warnings (also printed as ``::warning::``).
+) -> Published:
+    """Publish ``result`` on every channel, each on its own: one that fails stops no other.
 
-    Nothing here changes the exit code: an API that refuses or fails is a warning.
+    An API that refuses or fails is a warning; a file channel (the step summary, the
+    outputs) that cannot be written is a failure, which the caller reports and which
+    makes the exit code 2.
     """
     log = workflow.log_for(stdout)
     root = options.root or result.meta.get("root") or env.workspace(environ)
@@ -74,13 +82,37 @@ def publish(
     workspace = env.workspace(environ)
     omitted = _annotate([notes.relocated(n, root, workspace) for n in found], options, log)
     log.text(_omitted_note(omitted, options))
-    warnings = _step_summary(result, options, environ, omitted)
-    _write_outputs(result, options, environ)
+    failed: list[str] = []
+    warnings = _file_channel(
+        "step summary", lambda: _step_summary(result, options, environ, omitted), failed
+    )
+    _file_channel("outputs", lambda: _write_outputs(result, options, environ), failed)
     warnings += _api_features(result, options, environ, found, log)
     for message in warnings:
         log.command(workflow.warning(message, title="replaygate"))
     log.close()  # commands act again: a script may issue its own after this one
-    return warnings
+    return Published(warnings, failed)
+
+
+def report_failures(failed: list[str], stdout: TextIO) -> None:
+    """One ``::error`` line per channel that could not be written."""
+    log = workflow.log_for(stdout)
+    for message in failed:
+        log.command(workflow.error(message, title="replaygate"))
+    log.close()
+
+
+_FILE_VARIABLES = {"step summary": "$GITHUB_STEP_SUMMARY", "outputs": "$GITHUB_OUTPUT"}
+
+
+def _file_channel(name: str, write: Callable[[], list[str]], failed: list[str]) -> list[str]:
+    """``write()``'s warnings; when it cannot write its file, a failure naming the channel."""
+    try:
+        return write()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        failed.append(f"{name} not written: cannot write to {_FILE_VARIABLES[name]}: {reason}")
+        return []
 
 
 def outputs(result: RunResult, options: PublishOptions) -> dict[str, str]:
@@ -149,10 +181,13 @@ def _size(path: str) -> int:
         return 0
 
 
-def _write_outputs(result: RunResult, options: PublishOptions, environ: Mapping[str, str]) -> None:
+def _write_outputs(
+    result: RunResult, options: PublishOptions, environ: Mapping[str, str]
+) -> list[str]:
     path = environ.get("GITHUB_OUTPUT", "")
     if path:
         env.write_outputs(path, outputs(result, options))
+    return []
 
 
 def _api_features(
