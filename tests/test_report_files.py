@@ -1,14 +1,16 @@
-"""write_atomic: a report is replaced whole, readable by others, or left as it was."""
+"""write_atomic: a report is replaced whole, readable by others, or left as it was; report_path:
+a report goes where its path says, never out of the working directory through a symlink."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from replaygate.errors import ReplayGateError
-from replaygate.report.files import write_atomic
+from replaygate.report.files import report_path, write_atomic
 
 
 def test_writes_creating_folders_with_the_usual_permissions(tmp_path: Path) -> None:
@@ -43,3 +45,49 @@ def test_an_unwritable_target_is_one_error_and_leaves_nothing(tmp_path: Path) ->
     with pytest.raises(ReplayGateError, match=r"cannot write .*taken: Is a directory"):
         write_atomic(tmp_path / "taken", "x")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "workspace" / ".git").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    return tmp_path / "workspace"
+
+
+@pytest.mark.parametrize("path", ["results.json", "reports/deep/results.json", "./r.json"])
+def test_a_report_path_inside_the_working_directory_is_kept(workspace: Path, path: str) -> None:
+    assert report_path(path, workspace) == Path(path)
+
+
+def test_an_absolute_report_path_outside_is_the_callers_choice(workspace: Path) -> None:
+    target = workspace.parent / "outside" / "results.json"
+    assert report_path(str(target), workspace) == target
+
+
+@pytest.mark.parametrize(
+    ("link", "path", "problem"),
+    [
+        ("reports", "reports/results.json", "leaves the working directory through a symlink"),
+        ("reports", "reports/new/results.json", "leaves the working directory through a symlink"),
+        ("gone", "gone/results.json", "leaves the working directory through a symlink"),
+        ("hooks", "hooks/results.json", "points into a .git directory"),
+        (None, "../results.json", "leaves the working directory"),
+        (None, ".git/results.json", "points into a .git directory"),
+    ],
+)
+def test_a_report_path_out_of_the_working_directory_is_refused(
+    workspace: Path, link: str | None, path: str, problem: str
+) -> None:
+    targets = {
+        "reports": workspace.parent / "outside",
+        "gone": workspace.parent / "missing",
+        "hooks": workspace / ".git",
+    }
+    if link is not None:
+        (workspace / link).symlink_to(targets[link])
+    with pytest.raises(ReplayGateError, match=re.escape(f"report {path!r} {problem}")):
+        report_path(path, workspace)
+    if not path.startswith(".."):  # absolute, ../ is outside: the caller's choice
+        with pytest.raises(ReplayGateError, match=r"^report '/"):
+            report_path(str(workspace / path), workspace)  # the same, written absolute
+    assert list((workspace.parent / "outside").iterdir()) == []

@@ -78,3 +78,24 @@ def test_an_unwritable_output_file_fails_only_the_outputs(api_action: Action) ->
     summary = api_action.temp / "_runner_file_commands" / "step_summary_1"
     assert "1 passed" in summary.read_text()
     assert api_action.results()["totals"]["passed"] == 1
+
+
+def test_a_report_through_a_committed_symlink_is_not_written_outside(
+    api_action: Action, tmp_path: Path
+) -> None:
+    write_pack(api_action.workspace, ["Zurich"])
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (api_action.workspace / "reports").symlink_to(outside)
+    step = api_action.run(json_path="reports/results.json")
+    assert step.code == 2, step.log
+    assert step_errors(step) == [
+        (
+            "replaygate",
+            "JSON report not written: report 'reports/results.json' leaves the working "
+            "directory through a symlink",
+        )
+    ]
+    assert list(outside.iterdir()) == []
+    assert step.outputs["passed"] == "1" and "1 passed" in step.summary
+    ET.parse(api_action.workspace / "replaygate-junit.xml")

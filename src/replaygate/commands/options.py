@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from replaygate.errors import EXIT_CONFIG, ReplayGateError
 from replaygate.github.env import DEFAULT_AUTHOR
-from replaygate.report.files import write_atomic
+from replaygate.report.files import report_path, write_atomic
 from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, exit_code
 
@@ -167,7 +167,7 @@ def _write_report(report: tuple[str, str, Callable[[], str]]) -> str | None:
     """Write one report file; the problem, naming the report, when it cannot be written."""
     name, path, render = report
     try:
-        write_atomic(Path(path), render())
+        write_atomic(report_path(path, Path.cwd()), render())
     except ReplayGateError as error:
         return f"{name} not written: {error}"
     return None
