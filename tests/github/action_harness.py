@@ -169,9 +169,8 @@ def write_pack(
     for index, city in enumerate(cities):
         case_id = ids[index] if ids else f"case_{index:03}"
         (pack / "golden" / f"c{index}.json").write_text(json.dumps(fixture(city)))
-        cases.append(
-            f"  - id: {json.dumps(case_id)}\n    input_ref: c{index}.json\n    expect_ok: true\n"
-        )
+        shown = json.dumps(case_id, ensure_ascii=False)  # YAML cannot read a surrogate pair
+        cases.append(f"  - id: {shown}\n    input_ref: c{index}.json\n    expect_ok: true\n")
     contract = (
         "tool: lookup\nassertions:\n  output_invariants:\n"
         '    - path: $.tool_calls[0].arguments.city\n      equals: "Zurich"\n'

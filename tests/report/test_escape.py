@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -119,7 +120,50 @@ def test_markdown_text_never_leaves_a_markup_character_or_a_line_break(text: str
 
 
 def test_markdown_cell_truncates_before_escaping() -> None:
-    assert markdown_cell("|" * 10, limit=2) == "&#124;&#124;... &#91;8 more characters&#93;"
+    assert markdown_cell("|" * 10, limit=2) == "` \\|\\|... [8 more characters] `"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("see https://evil.example/x", "` see https://evil.example/x `"),
+     ("www.evil.example", "` www.evil.example `"), ("@octocat @org/team", "` @octocat @org/team `"),
+     ("fixes #123 and owner/repo#1", "` fixes #123 and owner/repo#1 `"),
+     ("me@evil.example", "` me@evil.example `"), ("a|b", "` a\\|b `"),
+     ("a\\|b", "` a\\x5c\\|b `"), ("x`y", "`` x`y ``"), ("a\nb", "` a b `"), ("", ""),
+     ("zero\u200bwidth", "` zero\\u200bwidth `"), ("\u202eevil", "` \\u202eevil `"),
+     ("tag\U000e0041\U000e007f", "` tag\\U000e0041\\U000e007f `"),
+     ("\ufeff\u2060\u00ad\ufe0f\u3164", "` \\ufeff\\u2060\\xad\\ufe0f\\u3164 `")],
+)  # fmt: skip
+def test_markdown_cell_cannot_link_mention_reference_or_hide(text: str, expected: str) -> None:
+    assert markdown_cell(text) == expected
+
+
+@given(ANY_TEXT)
+def test_markdown_cell_is_one_code_span_a_table_cannot_split(text: str) -> None:
+    cell = markdown_cell(text)
+    if not text:
+        assert cell == ""
+        return
+    fence = re.match("`+", cell)
+    assert fence is not None and cell.endswith(" " + fence.group())
+    body = cell[len(fence.group()) + 1 : -len(fence.group()) - 1]
+    assert all(len(run) != len(fence.group()) for run in re.findall("`+", body))
+    # GFM splits a row at a pipe that is not escaped; `\\` is an escaped backslash
+    assert not re.search(r"(?<!\\)(?:\\\\)*\|", body.replace("\\|", ""))
+    assert "\n" not in cell and "\r" not in cell
+    hidden = [char for char in cell if unicodedata.category(char) in INVISIBLE_CATEGORIES]
+    assert hidden in ([], ["\t"] * len(hidden))
+
+
+INVISIBLE_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}  # a tab is not hidden: it may stay
+
+
+def test_every_format_character_is_shown_escaped_by_every_escaper() -> None:
+    hidden = "".join(
+        chr(code) for code in range(0x110000) if unicodedata.category(chr(code)) == "Cf"
+    )
+    for escaped in (xml_safe(hidden), terminal_safe(hidden), markdown_code(hidden, len(hidden))):
+        assert not [char for char in escaped if unicodedata.category(char) == "Cf"]
 
 
 @pytest.mark.parametrize(

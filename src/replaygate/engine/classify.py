@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from replaygate.results.model import Classification, Failure, rank
+
+MAX_CODE_CHARS = 40
+_SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+
+
+def recorded_error_class(code: str | None) -> Classification | str:
+    """The classification of a recorded provider error with ``code``.
+
+    The code itself (``rate_limit_exceeded``) when it is a short snake_case word;
+    otherwise unexpected_error. A code is text from the recording: as a classification
+    it becomes an annotation title and a summary cell, where a URL, a mention or an
+    invisible character must not go. The judge keeps any other code in the message.
+    """
+    if code is not None and len(code) <= MAX_CODE_CHARS and _SNAKE_CASE.fullmatch(code):
+        return code
+    return Classification.UNEXPECTED_ERROR
 
 
 def unmatched_call_class(

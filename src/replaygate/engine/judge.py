@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from replaygate.engine.call_checks import check_calls
-from replaygate.engine.classify import primary
+from replaygate.engine.classify import primary, recorded_error_class
 from replaygate.engine.collector import CaseContext, CaseUndecidable, Collector, check_invariants
 from replaygate.engine.scoring import score_case
 from replaygate.engine.traces import check_trace, with_outcomes
@@ -55,8 +55,11 @@ def _observe(col: Collector, source: CaseInput) -> str | None:
         return None
     if response["success"] is False:
         code, message = _recorded_error(response.get("error"))
+        classification = recorded_error_class(code)
+        if code is not None and classification != code:
+            message += f" (error code {code!r})"
         col.add(
-            code or Classification.UNEXPECTED_ERROR,
+            classification,
             message,
             "response.error",
             ctx.case.line,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from replaygate.errors import where
 from replaygate.github.comment import MARKER, embed_fingerprints
-from replaygate.report.escape import markdown_cell
+from replaygate.report.escape import markdown_cell, markdown_code, markdown_text
 from replaygate.report.grammar import totals_phrase
 from replaygate.results.model import CaseResult, RunResult, Status
 
@@ -39,7 +39,7 @@ def render_comment(result: RunResult, change: Delta, against: str) -> str:
     """Marker and embedded fingerprints first, so a cut at the size limit keeps them."""
     embedded = embed_fingerprints(sorted(change.current)[:MAX_EMBEDDED])
     heading = f"### replaygate: {len(change.new)} new, {len(change.fixed)} fixed ({against})"
-    lines = [MARKER, embedded, heading, "", f"**{markdown_cell(totals_phrase(result))}**", ""]
+    lines = [MARKER, embedded, heading, "", f"**{markdown_text(totals_phrase(result))}**", ""]
     lines += _new_table(result, change.new) + _fixed_list(change.fixed)
     return "\n".join(lines) + "\n"
 
@@ -63,7 +63,7 @@ def _row(case: CaseResult) -> str:
 def _fixed_list(fixed: tuple[str, ...]) -> list[str]:
     if not fixed:
         return []
-    items = [f"- {markdown_cell(fingerprint)}" for fingerprint in fixed[:MAX_ROWS]]
+    items = [f"- {markdown_code(fingerprint)}" for fingerprint in fixed[:MAX_ROWS]]
     return ["Fixed (no longer failing):", "", *items, *_more(len(fixed)), ""]
 
 

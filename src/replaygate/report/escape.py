@@ -10,11 +10,22 @@ from collections.abc import Callable
 _C0 = "\x00-\x08\x0b\x0c\x0e-\x1f"  # C0 controls except \t \n \r
 _C1 = "\x7f-\x9f"  # DEL and C1 controls (0x9b is an 8-bit CSI)
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # reorder the text a reader sees
+# Characters that show nothing, so they can hide or smuggle text: every format character
+# (Unicode category Cf: zero-width spaces and joiners, tags, ...), variation selectors,
+# fillers. Tags and variation selectors can carry a whole message nobody sees.
+_INVISIBLE = (
+    "\u00ad\u034f\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5"
+    "\u180b-\u180f\u200b-\u200d\u2060-\u2065\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff"
+    "\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001345f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
 _SURROGATES = "\ud800-\udfff"  # lone surrogates cannot be encoded as UTF-8
 _NONCHARACTERS = "\ufffe\uffff"
 
-_UNSAFE = re.compile(f"[{_C0}{_C1}{_BIDI}{_SURROGATES}{_NONCHARACTERS}]")
-_TERMINAL_UNSAFE = re.compile(f"[\t\n\r{_C0}{_C1}{_BIDI}\u2028\u2029{_SURROGATES}{_NONCHARACTERS}]")
+_UNSAFE = re.compile(f"[{_C0}{_C1}{_BIDI}{_INVISIBLE}{_SURROGATES}{_NONCHARACTERS}]")
+_TERMINAL_UNSAFE = re.compile(
+    f"[\t\n\r{_C0}{_C1}{_BIDI}{_INVISIBLE}\u2028\u2029{_SURROGATES}{_NONCHARACTERS}]"
+)
 _BACKTICK_RUN = re.compile("`+")
 
 # Entities, not backslash escapes: entities are never markdown syntax, and they
@@ -34,7 +45,7 @@ _MARKDOWN_ENTITIES = str.maketrans(
         "[": "&#91;",  # links and images
         "]": "&#93;",
         "!": "&#33;",
-        "#": "&#35;",  # headings; `#123` still autolinks, which is harmless
+        "#": "&#35;",  # headings (`#123` still links: untrusted text goes in code spans)
         "$": "&#36;",  # GitHub math
         "@": "@&#8203;",  # a zero-width space after @ stops @user and @org/team mentions
         "\n": "<br>",
@@ -92,29 +103,48 @@ def terminal_safe(text: str) -> str:
 
 
 def markdown_text(text: str) -> str:
-    """Text for an inline position in GitHub markdown: mid-line, a list item or a table cell.
+    """Our own text for an inline position in GitHub markdown: mid-line, a list item, a cell.
 
     Markup characters become HTML entities, line breaks become ``<br>``, and
     mentions are broken with a zero-width space. Not for the start of a line,
-    where ``-``, ``+``, ``1.`` or ``=`` could still begin a block.
+    where ``-``, ``+``, ``1.`` or ``=`` could still begin a block. Not for untrusted
+    text either: GitHub still links a URL or ``#123`` here. That goes in a code span.
     """
     unified = _escape_unsafe(text).replace("\r\n", "\n")
     return unified.translate(_MARKDOWN_ENTITIES)
 
 
-def markdown_cell(text: str, limit: int = 300) -> str:
-    """A table cell: ``text`` truncated to ``limit`` characters and escaped."""
-    return markdown_text(truncate(text, limit))
-
-
 def markdown_code(text: str, limit: int = 300) -> str:
-    """An inline code span whose fence is longer than any backtick run in ``text``.
+    """Untrusted text as an inline code span whose fence is longer than any backtick run.
 
-    Not for table cells (a pipe inside a code span still splits the cell there).
-    Inside code, markup and mentions are inert; line breaks become spaces.
+    In code GitHub links nothing (URLs, ``www.``), mentions no one, makes no
+    cross-reference (``#1``, ``owner/repo#1``) and reads no markup; characters that
+    would hide text are shown as escapes (``\\u200b``); line breaks become spaces.
+    Not for table cells: see ``markdown_cell``.
     """
+    return _code_span(_code_body(text, limit))
+
+
+def markdown_cell(text: str, limit: int = 300) -> str:
+    """A table cell of untrusted text: ``markdown_code`` with its pipes escaped for the table.
+
+    GFM splits a row at every pipe not escaped by a backslash, inside code too; the
+    table unescapes ``\\|`` back to ``|`` in the code. A backslash of the text right
+    before a pipe is shown as ``\\x5c``, or it would escape our backslash. Empty text is
+    an empty cell.
+    """
+    if not text:
+        return ""
+    body = _code_body(text, limit).replace("\\|", "\\x5c|").replace("|", "\\|")
+    return _code_span(body)
+
+
+def _code_body(text: str, limit: int) -> str:
     body = _escape_unsafe(truncate(text, limit)).replace("\r\n", " ").replace("\n", " ")
-    body = body.replace("\r", " ")
+    return body.replace("\r", " ")
+
+
+def _code_span(body: str) -> str:
     longest = max((len(run) for run in _BACKTICK_RUN.findall(body)), default=0)
     fence = "`" * (longest + 1)
     return f"{fence} {body} {fence}"

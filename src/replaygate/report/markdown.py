@@ -105,7 +105,7 @@ def _packs(result: RunResult) -> _Section:
 
 def _problem_rows(result: RunResult) -> tuple[str, ...]:
     return tuple(
-        f"- {markdown_code(where(problem.file, problem.line))} {markdown_cell(problem.message)}"
+        f"- {markdown_code(where(problem.file, problem.line))} {markdown_code(problem.message)}"
         for problem in result.problems
     )
 
@@ -184,7 +184,7 @@ def _known(result: RunResult) -> _Section:
 def _skipped(result: RunResult) -> _Section:
     reasons = skip_reasons(result)
     total = sum(count for _, count in reasons)
-    rows = tuple(f"- {count}: {markdown_cell(reason)}" for reason, count in reasons)
+    rows = tuple(f"- {count}: {markdown_code(reason)}" for reason, count in reasons)
     return _Section("skip reasons", _heading("Skipped", total), rows)
 
 

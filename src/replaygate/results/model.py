@@ -20,9 +20,9 @@ class Status(StrEnum):
 class Classification(StrEnum):
     """Classifications replaygate assigns, in precedence order (first wins).
 
-    A recorded error code (``response.error.code``) is used verbatim as the
-    classification, so a case's classification is a plain ``str`` that is often,
-    but not always, one of these values.
+    A recorded error code (``response.error.code``) that is a short snake_case word
+    is the classification (engine/classify.py), so a case's classification is a
+    plain ``str`` that is often, but not always, one of these values.
     """
 
     UNEXPECTED_ERROR = "unexpected_error"
