@@ -56,7 +56,7 @@ def arguments(inputs: ActionInputs) -> list[str]:
 
     The token is not on it: the GitHub layer reads it from the environment.
     """
-    from replaygate.github.env import DEFAULT_AUTHOR
+    from replaygate.github import env
 
     if inputs.merge:
         argv = ["merge", *inputs.merge]
@@ -68,8 +68,12 @@ def arguments(inputs: ActionInputs) -> list[str]:
     argv += ["--junit", inputs.junit_path, "--json", inputs.json_path]
     argv += ["--fail-on", inputs.fail_on, "--github"]
     argv += ["--baseline", inputs.baseline] if inputs.baseline else []
-    if inputs.comment_author != DEFAULT_AUTHOR:
+    if inputs.comment_author != env.DEFAULT_AUTHOR:
         argv += ["--comment-author", inputs.comment_author]
+    if inputs.check_run_annotations != env.DEFAULT_CHECK_RUN_ANNOTATIONS:
+        argv += ["--check-run-annotations", str(inputs.check_run_annotations)]
+    if inputs.api_deadline_seconds != env.DEFAULT_API_DEADLINE:
+        argv += ["--api-deadline", f"{inputs.api_deadline_seconds:g}"]
     flags = {
         "--no-annotations": not inputs.annotations,
         "--no-step-summary": not inputs.summary,

@@ -127,6 +127,8 @@ def contains(argv: list[str], fragment: list[str]) -> bool:
         ("root", "sub", ["--root", "sub"]),
         ("scenarios", "skills", ["--scenarios", "skills"]),
         ("comment_author", "my-app[bot]", ["--comment-author", "my-app[bot]"]),
+        ("check_run_annotations", "5", ["--check-run-annotations", "5"]),
+        ("api_deadline_seconds", "2.5", ["--api-deadline", "2.5"]),
     ],
 )
 def test_every_input_but_the_token_reaches_the_command_line(

@@ -140,6 +140,32 @@ def test_secondary_rate_limit_that_persists_gives_up_past_max_wait(
     assert info.value.rate_limited and not info.value.permission_denied
 
 
+def test_a_wait_past_the_deadline_is_not_waited_and_nothing_more_is_sent(
+    github_server: FakeGitHub,
+) -> None:
+    sleeps: list[float] = []
+    api = _client(github_server, sleeps, deadline=30)
+    github_server.queue("GET", COMMENTS, secondary_rate_limit(retry_after=45))
+    with pytest.raises(GitHubApiError, match=r"waiting 45s more would pass the deadline$"):
+        api.request("GET", _path(github_server))
+    with pytest.raises(GitHubApiError, match=r"not sent: GitHub asked for no requests"):
+        api.request("POST", _path(github_server), json={"body": "x"})
+    assert sleeps == [] and len(github_server.requests) == 1
+
+
+def test_past_the_deadline_nothing_is_sent(github_server: FakeGitHub) -> None:
+    now = [0.0]
+    api = _client(github_server, [], deadline=10, monotonic=lambda: now[0])
+    api.request("GET", _path(github_server))
+    now[0] = 10.0
+    with pytest.raises(
+        GitHubApiError, match=r"not sent: the 10s deadline for the GitHub API"
+    ) as info:
+        api.request("GET", _path(github_server))
+    assert info.value.stopped and not info.value.transient
+    assert len(github_server.requests) == 1
+
+
 def test_primary_rate_limit_waits_until_the_reset(github_server: FakeGitHub) -> None:
     sleeps: list[float] = []
     api = _client(github_server, sleeps, clock=lambda: 1_000.0)

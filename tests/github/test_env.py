@@ -30,6 +30,8 @@ def test_defaults_when_the_runner_sets_nothing(tmp_path: Path) -> None:
         comment_author="github-actions[bot]",
         root="",
         merge=(),
+        check_run_annotations=1000,
+        api_deadline_seconds=60.0,
     )
 
 
@@ -74,6 +76,26 @@ def test_other_booleans_are_a_one_line_error_naming_the_input(value: str) -> Non
         ("INPUT_SHARD", "0/2", "input 'shard': shard '0/2': K must be between 1 and N"),
         ("INPUT_SHARD", "1/two", "input 'shard': shard must look like K/N (for example 2/4)"),
         ("INPUT_SUMMARY", "maybe", "input 'summary': expected true or false, got 'maybe'"),
+        (
+            "INPUT_CHECK_RUN_ANNOTATIONS",
+            "-1",
+            "input 'check_run_annotations': expected a whole number, got '-1'",
+        ),
+        (
+            "INPUT_CHECK_RUN_ANNOTATIONS",
+            "all",
+            "input 'check_run_annotations': expected a whole number, got 'all'",
+        ),
+        (
+            "INPUT_API_DEADLINE_SECONDS",
+            "0",
+            "input 'api_deadline_seconds': expected a number of seconds above 0, got '0'",
+        ),
+        (
+            "INPUT_API_DEADLINE_SECONDS",
+            "inf",
+            "input 'api_deadline_seconds': expected a number of seconds above 0, got 'inf'",
+        ),
     ],
 )
 def test_bad_inputs_name_themselves(variable: str, value: str, message: str) -> None:

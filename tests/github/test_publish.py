@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from runner_oracle import effective, runner_outputs
 
-from fake_github import BOT, FakeGitHub, not_accessible
+from fake_github import BOT, FakeGitHub, not_accessible, secondary_rate_limit
 from replaygate.cli import build_parser
 from replaygate.github.comment import MARKER
 from replaygate.github.publish import SUMMARY_LIMIT, PublishOptions, publish, publish_options
@@ -145,6 +145,44 @@ def test_check_run_on_the_head_sha_with_every_failure_in_batches(
     assert len(check["annotations"]) == 60
     assert len(github_server.calls("PATCH")) == 1  # 50 with the create, 10 appended
     assert len(effective(log)) == 10, "the step still shows its own 10"
+
+
+def test_check_run_annotations_are_capped_with_a_note_of_how_many_are_left_out(
+    tmp_path: Path, github_server: FakeGitHub
+) -> None:
+    run = result(*[failed(f"c{n:04}", line=n + 1) for n in range(1500)])
+    options = PublishOptions(check_run=True, check_run_annotations=60, json_path="r.json")
+    _, warnings = run_publish(run, options, environment(tmp_path, github_server))
+    assert warnings == []
+    (check,) = github_server.check_runs.values()
+    assert [a["start_line"] for a in check["annotations"]] == list(range(1, 61))  # the first
+    assert len(github_server.calls("POST")) + len(github_server.calls("PATCH")) == 2
+    summary = check["output"]["summary"]
+    assert summary.endswith(
+        "\n\n**1440 more annotations are left out of this check run** (the limit is 60); "
+        "see r.json.\n"
+    )
+    assert len(summary.encode("utf-8")) <= 65_535
+
+
+def test_check_run_annotations_default_to_a_thousand() -> None:
+    assert PublishOptions().check_run_annotations == 1000
+    parsed = build_parser().parse_args(["run", "--github", "--check-run-annotations", "7"])
+    assert publish_options(parsed).check_run_annotations == 7
+    assert publish_options(build_parser().parse_args(["run"])).check_run_annotations == 1000
+
+
+def test_once_rate_limited_for_long_no_other_request_is_sent(
+    tmp_path: Path, github_server: FakeGitHub
+) -> None:
+    github_server.queue("POST", "/repos/{repo}/check-runs", secondary_rate_limit(retry_after=600))
+    options = PublishOptions(check_run=True, pr_comment=True)
+    _, warnings = run_publish(result(failed("a")), options, environment(tmp_path, github_server))
+    assert len(github_server.requests) == 1, "the comment must wait as well"
+    assert warnings[0].startswith("check run not published: GitHub API POST")
+    assert "rate limited" in warnings[0]
+    assert warnings[1].startswith("PR comment not published: GitHub API GET")
+    assert warnings[1].endswith("not sent: GitHub asked for no requests for another 600s")
 
 
 def test_checkout_in_a_subfolder_commands_use_workspace_paths_the_api_repository_paths(

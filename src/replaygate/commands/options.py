@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from replaygate.errors import EXIT_CONFIG, ReplayGateError
 from replaygate.github.env import DEFAULT_AUTHOR
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from replaygate.providers.client import Provider
 
 SUMMARY_NOTE = "the JUnit and JSON result files"
+Value = TypeVar("Value", int, float)
 
 
 def add_report_options(parser: argparse.ArgumentParser) -> None:
@@ -63,6 +64,39 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
         metavar="LOGIN",
         help=f"login that owns our PR comment (default: {DEFAULT_AUTHOR})",
     )
+    gh.add_argument(
+        "--check-run-annotations",
+        type=_count,
+        metavar="N",
+        help="send at most N annotations with the check run (default 1000)",
+    )
+    gh.add_argument(
+        "--api-deadline",
+        type=_seconds,
+        metavar="SECONDS",
+        help="time for every GitHub API request together; what is left then is skipped "
+        "with a warning (default 60)",
+    )
+
+
+def _count(text: str) -> int:
+    from replaygate.github.env import whole_number
+
+    return _argument(whole_number, text)
+
+
+def _seconds(text: str) -> float:
+    from replaygate.github.env import seconds
+
+    return _argument(seconds, text)
+
+
+def _argument(parse: Callable[[str], Value], text: str) -> Value:
+    """An option's value read by the action's parser of the same input (github/env.py)."""
+    try:
+        return parse(text)
+    except ValueError as problem:
+        raise argparse.ArgumentTypeError(f"{problem}, got {text!r}") from None
 
 
 def add_peer_options(parser: argparse.ArgumentParser) -> None:

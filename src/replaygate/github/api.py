@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from email.utils import parsedate_to_datetime
@@ -36,6 +38,8 @@ class GitHubApiError(ReplayGateError):
     ``status`` is the HTTP status, or None when no response arrived. ``transient``
     says the outcome is unknown (no response, or a 5xx): a create may have happened.
     ``permission_denied`` is a refusal of the token (401, 403, or 404 on a write).
+    ``stopped`` says no more requests may go out: the deadline passed (whatever the
+    outcome of this one, nothing is to be looked up again).
     """
 
     def __init__(
@@ -45,10 +49,12 @@ class GitHubApiError(ReplayGateError):
         status: int | None = None,
         method: str = "GET",
         rate_limited: bool = False,
+        stopped: bool = False,
     ) -> None:
         super().__init__(message)
         self.status, self.method, self.rate_limited = status, method, rate_limited
-        self.transient = status is None or status >= 500
+        self.stopped = stopped
+        self.transient = (status is None or status >= 500) and not stopped
         refused = status in (401, 403) or (status == 404 and method in _WRITES)
         self.permission_denied = refused and not rate_limited
 
@@ -59,6 +65,7 @@ class GitHubApiError(ReplayGateError):
             status=self.status,
             method=self.method,
             rate_limited=self.rate_limited,
+            stopped=self.stopped,
         )
 
 
@@ -90,7 +97,13 @@ def clip_utf8(text: str, max_bytes: int, note: str) -> str:
 
 
 class GitHubApi:
-    """One repository's REST API, for one token; every request goes through ``_send``."""
+    """One repository's REST API, for one token; every request goes through ``_send``.
+
+    With a ``deadline`` (seconds), every request together must end within it from the
+    client's creation: one that has no complete response by then is abandoned, and
+    later ones are not sent. When GitHub asks for a pause longer than the client will
+    wait (a rate limit), no request goes out before the pause is over.
+    """
 
     def __init__(
         self,
@@ -106,6 +119,8 @@ class GitHubApi:
         jitter: Callable[[float], float] = _equal_jitter,
         clock: Callable[[], float] = time.time,
         write_interval: float = 1.0,
+        deadline: float | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._base = _base_url(api_url)
         if not token:
@@ -119,6 +134,9 @@ class GitHubApi:
         self._timeout, self._max_attempts, self._max_wait = timeout, max_attempts, max_wait
         self._write_interval = write_interval
         self._last_write: float | None = None
+        self._deadline, self._monotonic = deadline, monotonic
+        self._ends_at = None if deadline is None else monotonic() + deadline
+        self._quiet_until = 0.0  # clock time before which GitHub wants no request
 
     def repo_path(self, suffix: str) -> str:
         """``/repos/{owner}/{repo}`` followed by ``suffix`` (which starts with a slash)."""
@@ -167,6 +185,7 @@ class GitHubApi:
     ) -> requests.Response:
         waited = 0.0
         for attempt in range(1, self._max_attempts + 1):
+            self._may_send(method, url)
             self._pace(method)
             outcome = self._attempt(method, url, body, params)
             if isinstance(outcome, requests.Response) and outcome.status_code < 400:
@@ -174,27 +193,77 @@ class GitHubApi:
             delay, error = self._assess(method, url, outcome, attempt, retry)
             if delay is None:
                 raise error.noted(f"after {attempt} attempts") if attempt > 1 else error
-            if attempt == self._max_attempts:
-                raise error.noted(f"gave up after {attempt} attempts")
-            if waited + delay > self._max_wait:
-                raise error.noted(f"gave up rather than wait {delay:.0f}s more")
+            self._may_wait(error, attempt, waited + delay, delay)
             _log.warning(self._redact(f"{error}; retrying in {delay:.1f}s"))
             self._sleep(delay)
             waited += delay
         raise AssertionError("unreachable: the last attempt returns or raises")
 
+    def _may_send(self, method: str, url: str) -> None:
+        """Raise, sending nothing, once the deadline has passed or during GitHub's pause."""
+        where = f"GitHub API {method} {urlsplit(url).path}"
+        if self._ends_at is not None and self._monotonic() >= self._ends_at:
+            message = f"{where}: not sent: the {self._deadline:g}s deadline for the GitHub API"
+            raise self._error(f"{message} has passed", None, method, stopped=True)
+        pause = self._quiet_until - self._clock()
+        if pause > 0:
+            message = f"{where}: not sent: GitHub asked for no requests for another {pause:.0f}s"
+            raise self._error(message, None, method, rate_limited=True)
+
+    def _may_wait(self, error: GitHubApiError, attempt: int, waited: float, delay: float) -> None:
+        """Raise instead of waiting ``delay`` for another attempt when that is not to be."""
+        if attempt == self._max_attempts:
+            problem = f"gave up after {attempt} attempts"
+        elif waited > self._max_wait:
+            problem = f"gave up rather than wait {delay:.0f}s more"
+        elif self._ends_at is not None and self._monotonic() + delay > self._ends_at:
+            problem = f"gave up: waiting {delay:.0f}s more would pass the deadline"
+        else:
+            return
+        if error.rate_limited:  # and honour the pause GitHub asked for on every later request
+            self._quiet_until = max(self._quiet_until, self._clock() + delay)
+        raise error.noted(problem)
+
     def _attempt(
         self, method: str, url: str, body: Any, params: Mapping[str, str | int] | None
     ) -> requests.Response | requests.RequestException:
         data = None if body is None else _encode(body)
-        headers = _headers(json_body=data is not None)
-        try:
-            return self._session.request(
-                method, url, params=params, data=data, headers=headers,
-                auth=self._auth, timeout=self._timeout,
-            )  # fmt: skip
-        except requests.RequestException as exc:
-            return exc
+        send = functools.partial(
+            self._session.request, method, url, params=params, data=data,
+            headers=_headers(json_body=data is not None), auth=self._auth, timeout=self._timeout,
+        )  # fmt: skip
+        if self._ends_at is None:
+            return _outcome(send)
+        return self._by_deadline(send, method, url)
+
+    def _by_deadline(
+        self, send: Callable[[], requests.Response], method: str, url: str
+    ) -> requests.Response | requests.RequestException:
+        """``send()`` given until the deadline; after it, abandoned in its thread.
+
+        The read timeout bounds each read, not a response: a server sending a byte now
+        and then would hold the step forever. Nothing is sent after the deadline, so
+        the abandoned thread's connection is never used again.
+        """
+        done: list[requests.Response | requests.RequestException] = []
+        bugs: list[Exception] = []
+
+        def run() -> None:
+            try:
+                done.append(_outcome(send))
+            except Exception as bug:  # raised again in the caller's thread, below
+                bugs.append(bug)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        thread.join(max(0.0, (self._ends_at or 0.0) - self._monotonic()))
+        if bugs:
+            raise bugs[0]
+        if not done:
+            where = f"GitHub API {method} {urlsplit(url).path}"
+            message = f"{where}: no complete response within the {self._deadline:g}s deadline"
+            raise self._error(f"{message} for the GitHub API", None, method, stopped=True)
+        return done[0]
 
     def _assess(
         self,
@@ -269,9 +338,14 @@ class GitHubApi:
         method: str = "GET",
         *,
         rate_limited: bool = False,
+        stopped: bool = False,
     ) -> GitHubApiError:
         return GitHubApiError(
-            self._redact(message), status=status, method=method, rate_limited=rate_limited
+            self._redact(message),
+            status=status,
+            method=method,
+            rate_limited=rate_limited,
+            stopped=stopped,
         )
 
     def _redact(self, text: str) -> str:
@@ -281,6 +355,15 @@ class GitHubApi:
         """
         line = " ".join(text.replace(self._auth.token, "***").split()).replace("##[", "## [")
         return "".join(char if char.isprintable() else "?" for char in line)
+
+
+def _outcome(
+    send: Callable[[], requests.Response],
+) -> requests.Response | requests.RequestException:
+    try:
+        return send()
+    except requests.RequestException as exc:
+        return exc
 
 
 def _base_url(api_url: str) -> str:

@@ -4,21 +4,27 @@ from __future__ import annotations
 
 import glob
 import json
+import math
 import os
 import re
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from replaygate.errors import ReplayGateError
 from replaygate.results.shard import parse_shard
 from replaygate.results.verdict import FailOn
 
 DEFAULT_AUTHOR = "github-actions[bot]"  # the workflow token's login; GET /user is refused to it
+DEFAULT_CHECK_RUN_ANNOTATIONS = 1000  # 20 requests of 50: a rate limit's worth of writes
+DEFAULT_API_DEADLINE = 60.0  # seconds for every request to the API, together
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 _TRUE, _FALSE = ("true", "True", "TRUE"), ("false", "False", "FALSE")
 _SEPARATORS = re.compile(r"[\s,]+")
+
+
+Number = TypeVar("Number", int, float)
 
 
 class InputError(ReplayGateError):
@@ -41,6 +47,8 @@ class ActionInputs:
     root: str
     merge: tuple[str, ...]  # results files to merge instead of running packs
     scenarios: str = ""  # where ai-tester scenarios live
+    check_run_annotations: int = DEFAULT_CHECK_RUN_ANNOTATIONS
+    api_deadline_seconds: float = DEFAULT_API_DEADLINE
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +98,34 @@ def get_shard(environ: Mapping[str, str]) -> str:
         raise InputError(f"input 'shard': {error}") from None
 
 
+def whole_number(text: str) -> int:
+    """``text`` as a count (0 or more); ValueError saying what was expected."""
+    if not re.fullmatch("[0-9]+", text):
+        raise ValueError("expected a whole number")
+    return int(text)
+
+
+def seconds(text: str) -> float:
+    """``text`` as a finite number of seconds above 0; ValueError saying what was expected."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError("expected a number of seconds above 0")
+    return value
+
+
+def _get_parsed(
+    environ: Mapping[str, str], name: str, parse: Callable[[str], Number], default: Number
+) -> Number:
+    value = get_input(environ, name)
+    try:
+        return parse(value) if value else default
+    except ValueError as problem:
+        raise InputError(f"input '{name}': {problem}, got {value[:80]!r}") from None
+
+
 def split_list(value: str) -> list[str]:
     """Items separated by newlines, commas or spaces (a YAML block list or one line)."""
     return [item for item in _SEPARATORS.split(value) if item]
@@ -132,6 +168,12 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         root=get_input(environ, "root"),
         merge=expand(split_list(get_input(environ, "merge")), root),
         scenarios=get_input(environ, "scenarios"),
+        check_run_annotations=_get_parsed(
+            environ, "check_run_annotations", whole_number, DEFAULT_CHECK_RUN_ANNOTATIONS
+        ),
+        api_deadline_seconds=_get_parsed(
+            environ, "api_deadline_seconds", seconds, DEFAULT_API_DEADLINE
+        ),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -39,6 +40,8 @@ class PublishOptions:
     fail_on: FailOn = FailOn.FAILURE
     root: str = ""  # repository root the result paths are relative to; "" is the workspace
     comment_author: str = env.DEFAULT_AUTHOR
+    check_run_annotations: int = env.DEFAULT_CHECK_RUN_ANNOTATIONS  # sent with the check run
+    api_deadline: float = env.DEFAULT_API_DEADLINE  # seconds for every API request together
 
 
 def publish_options(
@@ -46,7 +49,9 @@ def publish_options(
 ) -> PublishOptions:
     """Options from the arguments of `run` or `merge` (see reporting.add_report_options)
     and the baseline's fingerprints, loaded once by the command."""
+    given = {"check_run_annotations": args.check_run_annotations, "api_deadline": args.api_deadline}
     return PublishOptions(
+        **{name: value for name, value in given.items() if value is not None},
         annotations=args.annotations,
         step_summary=args.step_summary,
         check_run=args.check_run,
@@ -200,12 +205,15 @@ def _api_features(
     """The check run and the PR comment; each failure becomes a warning and nothing more."""
     features: list[tuple[str, Callable[[], None]]] = []
     event = env.read_event(environ)
+    # One client for both: the deadline and a rate limit's pause hold across them. Made
+    # on first use, so that a missing token is a warning of each feature.
+    api = functools.cache(lambda: _api(environ, options.api_deadline))
     if options.check_run:
-        features.append(("check run", lambda: _check_run(result, options, environ, event, found)))
+        features.append(("check run", lambda: _check_run(api(), result, options, event, found)))
     if options.pr_comment and event.pr_number is None:
         log.text(f"replaygate: no pull request in a {event.name or 'local'} run: no comment\n")
     elif options.pr_comment:
-        features.append(("PR comment", lambda: _comment(result, options, environ, event)))
+        features.append(("PR comment", lambda: _comment(api(), result, options, event)))
     return [warning for name, send in features if (warning := _attempt(name, send, event))]
 
 
@@ -227,32 +235,47 @@ def _hint(error: GitHubApiError, event: env.Event) -> str:
     return " (check the job's permissions: checks: write, pull-requests: write)"
 
 
-def _api(environ: Mapping[str, str]) -> GitHubApi:
+def _api(environ: Mapping[str, str], deadline: float) -> GitHubApi:
     from replaygate.github.api import GitHubApi
 
     url = environ.get("GITHUB_API_URL") or DEFAULT_API_URL
-    return GitHubApi(url, env.api_token(environ), environ.get("GITHUB_REPOSITORY", ""))
+    token, repository = env.api_token(environ), environ.get("GITHUB_REPOSITORY", "")
+    return GitHubApi(url, token, repository, deadline=deadline)
 
 
 def _check_run(
+    api: GitHubApi,
     result: RunResult,
     options: PublishOptions,
-    environ: Mapping[str, str],
     event: env.Event,
     found: list[notes.Annotation],
 ) -> None:
+    """Every failure annotated, up to ``check_run_annotations``: the summary says how many not."""
     from replaygate.github.checks import create_check_run
     from replaygate.report.markdown import render_markdown
 
+    sent = found[: options.check_run_annotations]
+    note = _left_out_note(len(found) - len(sent), options)
+    room = CHECK_SUMMARY_BYTES - len(note.encode("utf-8"))
     create_check_run(
-        _api(environ),
+        api,
         head_sha=event.head_sha,
         conclusion=conclusion(result, options.fail_on),
         title=totals_phrase(result),
-        summary=render_markdown(
-            result, max_bytes=CHECK_SUMMARY_BYTES, files_note=files_note(options)
-        ),
-        annotations=[_check_annotation(note) for note in found],
+        summary=render_markdown(result, max_bytes=room, files_note=files_note(options)) + note,
+        annotations=[_check_annotation(annotation) for annotation in sent],
+    )
+
+
+def _left_out_note(count: int, options: PublishOptions) -> str:
+    if not count:
+        return ""
+    from replaygate.report.escape import markdown_text
+
+    limit = options.check_run_annotations
+    return (
+        f"\n**{count} more annotations are left out of this check run** (the limit is {limit}); "
+        f"see {markdown_text(files_note(options))}.\n"
     )
 
 
@@ -263,13 +286,11 @@ def _check_annotation(note: notes.Annotation) -> CheckAnnotation:
     return CheckAnnotation(note.file, line, line, note.level, note.message, note.title)
 
 
-def _comment(
-    result: RunResult, options: PublishOptions, environ: Mapping[str, str], event: env.Event
-) -> None:
+def _comment(api: GitHubApi, result: RunResult, options: PublishOptions, event: env.Event) -> None:
     """Compare with the baseline when there is one, else with our previous comment."""
     from replaygate.github import comment
 
-    api, number, author = _api(environ), event.pr_number or 0, options.comment_author
+    number, author = event.pr_number or 0, options.comment_author
     reference: frozenset[str] | set[str] = options.baseline or frozenset()
     against = "against the baseline"
     if options.baseline is None:

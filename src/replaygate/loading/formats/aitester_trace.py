@@ -127,7 +127,7 @@ def read_run(data: Any, shown: str) -> Run:
     try:
         model = TraceFile.model_validate(data)
     except ValidationError as exc:
-        loc, message = validation_errors(exc)[0]
+        loc, message = validation_errors(exc, data)[0]
         where = format_loc(loc)
         text = message if message.startswith(where) else f"{where}: {message}"
         raise PackError(shown, None, f"ai-tester trace: $.{text}") from None
