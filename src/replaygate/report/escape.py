@@ -12,20 +12,19 @@ _C1 = "\x7f-\x9f"  # DEL and C1 controls (0x9b is an 8-bit CSI)
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # reorder the text a reader sees
 # Characters that show nothing, so they can hide or smuggle text: every format character
 # (Unicode category Cf: zero-width spaces and joiners, tags, ...), variation selectors,
-# fillers. Tags and variation selectors can carry a whole message nobody sees.
+# fillers, and the line and paragraph separators. Tags and variation selectors can carry a
+# whole message nobody sees.
 _INVISIBLE = (
     "\u00ad\u034f\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5"
     "\u180b-\u180f\u200b-\u200d\u2060-\u2065\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff"
     "\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001345f\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff\u2028\u2029"
 )
 _SURROGATES = "\ud800-\udfff"  # lone surrogates cannot be encoded as UTF-8
 _NONCHARACTERS = "\ufffe\uffff"
 
 _UNSAFE = re.compile(f"[{_C0}{_C1}{_BIDI}{_INVISIBLE}{_SURROGATES}{_NONCHARACTERS}]")
-_TERMINAL_UNSAFE = re.compile(
-    f"[\t\n\r{_C0}{_C1}{_BIDI}{_INVISIBLE}\u2028\u2029{_SURROGATES}{_NONCHARACTERS}]"
-)
+_TERMINAL_UNSAFE = re.compile(f"[\t\n\r{_C0}{_C1}{_BIDI}{_INVISIBLE}{_SURROGATES}{_NONCHARACTERS}]")
 _BACKTICK_RUN = re.compile("`+")
 
 # Entities, not backslash escapes: entities are never markdown syntax, and they
