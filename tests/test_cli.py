@@ -279,3 +279,21 @@ def test_a_report_that_cannot_be_written_stops_no_other(tmp_path: Path) -> None:
         "replaygate: JSON report not written: cannot write results.json: Is a directory\n"
     )
     assert "1 passed" in done.stdout and (tmp_path / "junit.xml").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [(["run", "--baseline", "b.json"], "baseline"), (["merge", "b.json"], "results file")],
+)
+def test_a_baseline_or_results_file_symlinked_out_of_the_directory_is_not_read(
+    tmp_path: Path, args: list[str], what: str
+) -> None:
+    repo = tmp_path / "repo"
+    make_pack(repo)
+    (tmp_path / "secret.json").write_text('{"ghp_SECRET": 1}')
+    (repo / "b.json").symlink_to(tmp_path / "secret.json")
+    done = run(args, repo)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"replaygate: {what} 'b.json' leaves the working directory through a symlink\n"
+    )

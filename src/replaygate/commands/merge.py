@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from replaygate.commands.options import add_report_options, finish
@@ -22,8 +23,11 @@ def add_parser(sub: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from replaygate.loading.files import named_path
     from replaygate.report.json import read_results
     from replaygate.results.merge import merge_results
 
-    merged = merge_results([(path, read_results(path)) for path in args.results])
+    cwd = Path.cwd()
+    named = [str(named_path(path, cwd, "results file")) for path in args.results]
+    merged = merge_results([(path, read_results(path)) for path in named])
     return finish(merged, args)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from replaygate.errors import EXIT_CONFIG, ReplayGateError
 from replaygate.github.env import DEFAULT_AUTHOR
+from replaygate.loading.files import named_path
 from replaygate.report.files import report_path, write_atomic
 from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, exit_code
@@ -146,7 +147,7 @@ def finish(result: RunResult, args: argparse.Namespace) -> int:
     if args.baseline:
         from replaygate.results import baseline
 
-        accepted = baseline.load_baseline(Path(args.baseline))
+        accepted = baseline.load_baseline(named_path(args.baseline, Path.cwd(), "baseline"))
         result = baseline.apply_baseline(result, accepted)
     sent = emit(result, args, accepted)
     return exit_code(result, FailOn(args.fail_on)) if sent else EXIT_CONFIG

@@ -11,7 +11,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from replaygate.errors import PackError
+from replaygate.errors import PackError, ReplayGateError
 
 # Limits on what a pack can make replaygate read. Hand-written YAML (pack.yaml, contracts) is
 # far below 2 MiB; JSON fixtures and recordings carry whole prompts and tool schemas, so they
@@ -85,6 +85,26 @@ def resolve_inside(
 def excerpt(text: str) -> str:
     """A short excerpt of file text (a key, a value) for a message; renderers escape it."""
     return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "..."
+
+
+def named_path(path: str, cwd: Path, what: str) -> Path:
+    """A file named by an option or an action input (a report, a baseline, a results file).
+
+    ``path`` as given, refused when it is in ``cwd`` as written but a symlink takes it
+    out (or into ``.git``), or when a relative path leaves ``cwd``: in the action ``cwd``
+    is the workspace, where a PR can commit ``reports -> /anywhere``. An absolute path
+    outside ``cwd`` is the caller's explicit choice and is kept. ``what`` names the file.
+    """
+    lexical = os.path.normpath(os.path.join(os.path.abspath(cwd), path))
+    if os.path.isabs(path) and os.path.relpath(lexical, cwd).startswith(os.pardir):
+        return Path(path)
+    relative = os.path.relpath(lexical, cwd) if os.path.isabs(path) else path
+    try:
+        within = "the working directory"
+        resolve_inside(cwd, relative, root=cwd, what=what, within=within, file="", line=None)
+    except PackError as refused:
+        raise ReplayGateError(refused.message.replace(repr(relative), repr(path))) from None
+    return Path(path)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -7,27 +7,13 @@ import os
 import sys
 from pathlib import Path
 
-from replaygate.errors import PackError, ReplayGateError
-from replaygate.loading.files import resolve_inside
+from replaygate.errors import ReplayGateError
+from replaygate.loading.files import named_path
 
 
 def report_path(path: str, cwd: Path) -> Path:
-    """``path`` (relative to ``cwd``, or absolute), refused when it is in ``cwd`` as written
-    but a symlink takes it out (or into ``.git``), or when a relative path leaves ``cwd``.
-
-    In the action ``cwd`` is the workspace, and a PR can commit ``reports -> /anywhere``.
-    An absolute path outside ``cwd`` is the caller's explicit choice and is kept.
-    """
-    lexical = os.path.normpath(os.path.join(os.path.abspath(cwd), path))
-    if os.path.isabs(path) and os.path.relpath(lexical, cwd).startswith(os.pardir):
-        return Path(path)
-    relative = os.path.relpath(lexical, cwd) if os.path.isabs(path) else path
-    try:
-        within = "the working directory"
-        resolve_inside(cwd, relative, root=cwd, what="report", within=within, file="", line=None)
-    except PackError as refused:
-        raise ReplayGateError(refused.message.replace(repr(relative), repr(path))) from None
-    return Path(path)
+    """Where the report ``path`` goes: see loading.files.named_path."""
+    return named_path(path, cwd, "report")
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)  # Windows: no CRLF
 _owner: tuple[int, int] | None = None
