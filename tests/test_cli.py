@@ -275,8 +275,8 @@ def test_a_report_that_cannot_be_written_stops_no_other(tmp_path: Path) -> None:
     (tmp_path / "results.json").mkdir()
     done = run(["run", "--json", "results.json", "--junit", "junit.xml"], tmp_path)
     assert done.returncode == 2
-    assert done.stderr == (
-        "replaygate: JSON report not written: cannot write results.json: Is a directory\n"
+    assert done.stderr.splitlines()[-1] == (
+        "replaygate: JSON report not written: cannot write results.json: Is a directory"
     )
     assert "1 passed" in done.stdout and (tmp_path / "junit.xml").exists()
 
@@ -294,6 +294,7 @@ def test_a_baseline_or_results_file_symlinked_out_of_the_directory_is_not_read(
     (repo / "b.json").symlink_to(tmp_path / "secret.json")
     done = run(args, repo)
     assert done.returncode == 2
-    assert done.stderr == (
-        f"replaygate: {what} 'b.json' leaves the working directory through a symlink\n"
+    assert done.stderr.splitlines()[-1] == (
+        f"replaygate: {what} 'b.json' leaves the working directory through a symlink"
     )
+    assert "SECRET" not in done.stderr

@@ -112,7 +112,7 @@ def _problem_rows(result: RunResult) -> tuple[str, ...]:
 
 def _warning_rows(result: RunResult) -> tuple[str, ...]:
     return tuple(
-        f"- {markdown_code(where(warning.file, warning.line))} {markdown_cell(warning.message)}"
+        f"- {markdown_code(where(warning.file, warning.line))} {markdown_code(warning.message)}"
         for warning in result.warnings
     )
 
