@@ -167,3 +167,19 @@ def test_a_pack_outside_the_given_root_is_still_run_from_its_own_root(
         f"root: {repo.resolve()} (the pack is outside --root {other.resolve()}; "
         "the nearest folder above the pack holding .git)\n"
     )
+
+
+@pytest.mark.parametrize("into_git", [False, True])
+def test_a_replayci_yml_symlinked_out_of_reach_is_not_read(
+    repo: Path, capsys: pytest.CaptureFixture[str], into_git: bool
+) -> None:
+    target = repo / ".git" / "config" if into_git else repo.parent / "outside.yml"
+    target.write_text("ghp_SECRET_in_a_key: 1\n")
+    (repo / ".replayci.yml").symlink_to(target)
+    code, out, err = run(capsys)
+    assert code == 2
+    where = (
+        "points into a .git directory" if into_git else "leaves the repository through a symlink"
+    )
+    assert err.splitlines()[-1] == f"replaygate: .replayci.yml: config file '.replayci.yml' {where}"
+    assert "SECRET" not in out + err

@@ -187,8 +187,13 @@ def default_targets(cwd: Path) -> Defaults:
     top = files.find_repository_root(cwd)
     for folder in dict.fromkeys([cwd, *([top] if top else [])]):
         config = folder / CONFIG_FILE
-        if config.is_file():
-            return _read_config(config, cwd, files.shown_path(config, top or cwd))
+        if os.path.lexists(config):
+            shown = files.shown_path(config, top or cwd)
+            contained = files.resolve_inside(
+                folder, CONFIG_FILE, root=top or cwd, what="config file",
+                within="the repository", file=shown, line=None,
+            )  # fmt: skip
+            return _read_config(contained, cwd, shown)
     return Defaults([os.path.relpath((top or cwd) / DEFAULT_PACKS, cwd)], [])
 
 
