@@ -88,10 +88,10 @@ def publish(
     omitted = _annotate([notes.relocated(n, root, workspace) for n in found], options, log)
     log.text(_omitted_note(omitted, options))
     failed: list[str] = []
-    warnings = _file_channel(
-        "step summary", lambda: _step_summary(result, options, environ, omitted), failed
-    )
-    _file_channel("outputs", lambda: _write_outputs(result, options, environ), failed)
+    summary = functools.partial(_step_summary, result, options, environ, omitted)
+    warnings = _file_channel("step summary", "$GITHUB_STEP_SUMMARY", summary, failed)
+    written = functools.partial(_write_outputs, result, options, environ)
+    _file_channel("outputs", "$GITHUB_OUTPUT", written, failed)
     warnings += _api_features(result, options, environ, found, log)
     for message in warnings:
         log.command(workflow.warning(message, title="replaygate"))
@@ -107,16 +107,16 @@ def report_failures(failed: list[str], stdout: TextIO) -> None:
     log.close()
 
 
-_FILE_VARIABLES = {"step summary": "$GITHUB_STEP_SUMMARY", "outputs": "$GITHUB_OUTPUT"}
-
-
-def _file_channel(name: str, write: Callable[[], list[str]], failed: list[str]) -> list[str]:
-    """``write()``'s warnings; when it cannot write its file, a failure naming the channel."""
+def _file_channel(
+    name: str, variable: str, write: Callable[[], list[str]], failed: list[str]
+) -> list[str]:
+    """``write()``'s warnings; when it cannot write the file in ``variable``, a failure
+    naming the channel is added to ``failed``."""
     try:
         return write()
     except OSError as error:
         reason = error.strerror or str(error)
-        failed.append(f"{name} not written: cannot write to {_FILE_VARIABLES[name]}: {reason}")
+        failed.append(f"{name} not written: cannot write to {variable}: {reason}")
         return []
 
 
