@@ -55,7 +55,7 @@ def test_a_case_that_cannot_be_decided_is_one_errored_case(tmp_path: Path) -> No
     assert found["env.yaml"][1].endswith(
         "environment variable REPLAYGATE_UNSET_VARIABLE is not set"
     )
-    assert found["broad.yaml"][1].endswith(":type: path matched 10001 values, more than 10000")
+    assert found["broad.yaml"][1].endswith(":type: path matched more than 10000 values")
     assert "invalid JSON Schema" in found["schema.yaml"][1]
 
 
