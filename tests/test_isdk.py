@@ -188,7 +188,7 @@ def test_below_pass_score_fails(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "(case scored, score 0.35)" in capsys.readouterr().out
     summary = tmp_path / "summary.md"
     main(["run", "--root", str(tmp_path), "--summary", str(summary), str(tmp_path / "packs")])
-    assert "| scored (score 0.35) |" in summary.read_text(encoding="utf-8")
+    assert "| ` scored (score 0.35) ` |" in summary.read_text(encoding="utf-8")
 
 
 def test_a_critical_failure_fails_whatever_the_score(tmp_path: Path) -> None:
