@@ -341,3 +341,25 @@ def test_one_case_of_a_fixture_file_runs_alone(tmp_path: Path) -> None:
     assert main(["run", "--root", str(tmp_path), "--json", str(out), target]) == 0
     cases = json.loads(out.read_text(encoding="utf-8"))["cases"]
     assert [(c["case_id"], c["status"]) for c in cases] == [("a", "passed")]
+
+
+@pytest.mark.parametrize("which", ["t.fixture.yaml", "t.results.json"])
+def test_a_file_symlinked_out_of_the_isdk_folder_is_not_read(tmp_path: Path, which: str) -> None:
+    run(tmp_path, "expect:\n  output: ok\n", [{"output": "ok"}])
+    isdk = tmp_path / "packs" / "agent" / "isdk"
+    secret = tmp_path.parent / f"{tmp_path.name}-secret"
+    secret.write_text('{"ghp_SECRET": 1}\nghp_SECRET: [', encoding="utf-8")
+    (isdk / which).unlink()
+    (isdk / which).symlink_to(secret)
+    code, results = run_again(tmp_path)
+    assert code == 2
+    assert [p["message"] for p in results["problems"]] == [
+        f"@isdk file '{which}' leaves the directory packs/agent/isdk through a symlink"
+    ]
+    assert "SECRET" not in json.dumps(results)
+
+
+def run_again(tmp_path: Path) -> tuple[int, dict[str, Any]]:
+    out = tmp_path / "results.json"
+    code = main(["run", "--root", str(tmp_path), "--json", str(out), str(tmp_path / "packs")])
+    return code, json.loads(out.read_text(encoding="utf-8"))

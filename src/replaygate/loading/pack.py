@@ -276,7 +276,7 @@ def _isdk_fixtures(
     def shown(path: Path) -> tuple[str, str]:
         return files.shown_path(path, root), contract_path(path, pack_dir, root)
 
-    return isdk.load_fixtures(pack_dir / ISDK_DIR, shown, problems)
+    return isdk.load_fixtures(pack_dir / ISDK_DIR, root, shown, problems)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ golden case.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -39,24 +40,36 @@ Shown = Callable[[Path], tuple[str, str]]  # a file -> (shown from the root, pat
 
 
 def load_fixtures(
-    folder: Path, shown: Shown, problems: list[Problem]
+    folder: Path, root: Path, shown: Shown, problems: list[Problem]
 ) -> list[tuple[Path, Contract]]:
     """One contract per case of every fixture file, with the file; a file that cannot be read
     is a problem."""
     contracts: list[tuple[Path, Contract]] = []
     for path in sorted(folder.glob("*" + FIXTURE_SUFFIX)):
         try:
-            contracts += [(path, contract) for contract in _fixture_file(path, *shown(path), shown)]
+            found = _fixture_file(path, *shown(path), shown, root)
+            contracts += [(path, contract) for contract in found]
         except PackError as exc:
             problems.extend(Problem(e.file, e.line, e.message) for e in exc.each())
     return contracts
 
 
-def _fixture_file(path: Path, file: str, in_pack: str, shown: Shown) -> Iterator[Contract]:
+def _contained(path: Path, root: Path, shown: Shown) -> None:
+    """Refuse a file of the folder that a symlink takes out of it, or into ``.git``, unread."""
+    within = f"the directory {shown(path.parent)[0]}"
+    what, file = "@isdk file", shown(path)[0]
+    files.resolve_inside(path.parent, path.name, root=root, what=what, within=within, file=file,
+                         line=None)  # fmt: skip
+
+
+def _fixture_file(
+    path: Path, file: str, in_pack: str, shown: Shown, root: Path
+) -> Iterator[Contract]:
+    _contained(path, root, shown)
     text = files.read_text(path, shown=file, max_bytes=files.MAX_YAML_BYTES)
     front, cases = _split(text, file)
     results_path = path.with_name(path.name[: -len(FIXTURE_SUFFIX)] + RESULTS_SUFFIX)
-    results, results_file = _results(results_path, shown, len(cases))
+    results, results_file = _results(results_path, shown, len(cases), root)
     merged = [_merge(front, case, file) for case in cases]
     only = any(case.get("only") is True for case in merged)
     for index, (case, case_id) in enumerate(zip(merged, _ids(merged), strict=True)):
@@ -117,10 +130,11 @@ def _ids(cases: list[YamlMap]) -> list[str]:
     return ids
 
 
-def _results(path: Path, shown: Shown, cases: int) -> tuple[list[Any], str]:
+def _results(path: Path, shown: Shown, cases: int, root: Path) -> tuple[list[Any], str]:
     file = shown(path)[0]
-    if not path.exists():
+    if not os.path.lexists(path):
         return [], file
+    _contained(path, root, shown)
     results = json_reader.load_json(path, shown=file)
     if not isinstance(results, list):
         raise PackError(file, None, "the results must be a JSON array, one entry a case")
