@@ -664,3 +664,8 @@ def test_a_long_unknown_key_is_quoted_as_a_short_excerpt(tmp_path: Path) -> None
     key = "ghp_" + "S" * 500
     (problem,) = problems_for(tmp_path, CONTRACT + f"{key}: 1\n")
     assert problem == f"packs/p/contracts/c.yaml:11: unknown key '{key[:40]}...'"
+
+
+def test_an_unknown_key_with_a_line_break_is_quoted_on_one_line(tmp_path: Path) -> None:
+    (problem,) = problems_for(tmp_path, CONTRACT + '"a\\nb\\u202e": 1\n')
+    assert problem == "packs/p/contracts/c.yaml:11: unknown key 'a\\nb\\u202e'"

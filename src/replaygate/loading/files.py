@@ -83,8 +83,10 @@ def resolve_inside(
 
 
 def excerpt(text: str) -> str:
-    """A short excerpt of file text (a key, a value) for a message; renderers escape it."""
-    return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "..."
+    """A short excerpt of file text (a key, a value) for a one-line message: cut, and every
+    character that is not printable (a line break, a control) shown as an escape."""
+    cut = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "..."
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in cut)
 
 
 def named_path(path: str, cwd: Path, what: str) -> Path:
