@@ -98,9 +98,7 @@ def test_every_report_shows_the_score_and_the_failed_assertion(tmp_path: Path) -
     result = read_results(str(tmp_path / "r.json"))
     markdown = render_markdown(result)
     assert "Trace cases: weighted score (1)" in markdown
-    assert "| failed | 0.25 (failed: mentions-done) |" in markdown.replace("&#95;", "_").replace(
-        "&#45;", "-"
-    )
+    assert "| failed | ` 0.25 (failed: mentions-done) ` |" in markdown
     junit = render_junit(result)
     assert junit.count("<testcase ") == 1
     assert "score: 0.25 (failed: mentions-done)" in junit

@@ -160,7 +160,7 @@ def _traces(result: RunResult) -> _Section:
 def _notes(result: RunResult) -> _Section:
     notes = [(case, note) for case in result.cases for note in assertion_notes(case)]
     head = _heading("Not evaluated, or not as recorded", len(notes))
-    rows = tuple(f"- {markdown_cell(case.case_id)}: {markdown_cell(note)}" for case, note in notes)
+    rows = tuple(f"- {markdown_code(case.case_id)}: {markdown_code(note)}" for case, note in notes)
     return _Section("notes", head, rows)
 
 
