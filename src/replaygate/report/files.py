@@ -10,13 +10,13 @@ from pathlib import Path
 from replaygate.errors import ReplayGateError
 from replaygate.loading.files import named_path
 
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)  # Windows: no CRLF
+_owner: tuple[int, int] | None = None
+
 
 def report_path(path: str, cwd: Path) -> Path:
     """Where the report ``path`` goes: see loading.files.named_path."""
     return named_path(path, cwd, "report")
-
-_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)  # Windows: no CRLF
-_owner: tuple[int, int] | None = None
 
 
 def give_new_files_to(uid: int, gid: int) -> None:
