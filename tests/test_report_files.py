@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -91,3 +93,21 @@ def test_a_report_path_out_of_the_working_directory_is_refused(
         with pytest.raises(ReplayGateError, match=r"^report '/"):
             report_path(str(workspace / path), workspace)  # the same, written absolute
     assert list((workspace.parent / "outside").iterdir()) == []
+
+
+@pytest.mark.posix
+def test_a_fifo_is_written_to_not_replaced(tmp_path: Path) -> None:
+    """A device or pipe (/dev/stdout, /dev/null) stays what it is: as root, a rename would
+    replace even /dev/null with a regular file."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(
+        target=lambda: received.append(fifo.read_text(encoding="utf-8")), daemon=True
+    )
+    reader.start()
+    write_atomic(fifo, "<report/>\n")
+    reader.join(timeout=10)
+    assert received == ["<report/>\n"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -34,6 +35,9 @@ def write_atomic(path: Path, text: str) -> None:
     container the run is root, and later steps of the job read the reports as the
     runner's user.
     """
+    if _is_special(path):
+        _write_through(path, text)
+        return
     temp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")  # not secrets: slow import
     try:
         _make_folder(path.parent)
@@ -50,6 +54,27 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` leads to a device, a FIFO or a socket (/dev/stdout, a pipe).
+
+    Renaming over one would replace it with a regular file (as root, even /dev/null):
+    such a target is written to, as `tee` would, and cannot be written atomically anyway.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_through(path: Path, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise ReplayGateError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _make_folder(folder: Path) -> None:
