@@ -157,6 +157,20 @@ def test_an_unanswered_question_fails(tmp_path: Path) -> None:
     assert code == 1 and results["cases"][0]["classification"] == "unanswered_question"
 
 
+def test_a_recorded_unanswered_count_fails_what_the_calls_do_not_show(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    trace = derived()
+    trace["toolCallSummary"]["unansweredQuestions"] = 1  # a sub-question of an answered batch
+    write_run(root, "run", trace)
+    code, results = run(root)
+    (case,) = results["cases"]
+    assert code == 1 and case["classification"] == "unanswered_question"
+    assert assertions(case)["no_unanswered_questions"]["message"] == (
+        "1 question(s) to the user had no matching scripted answer"
+        " (the trace records 1; its calls show 0)"
+    )
+
+
 def test_a_rust_2_0_0_trace_reads(tmp_path: Path) -> None:
     root = repo(tmp_path)
     runner = {"runtime": "claude", "stoppedReason": "end_turn"}
@@ -199,6 +213,16 @@ def test_scenarios_dir_finds_a_scenario_by_its_id(tmp_path: Path) -> None:
     assert code == 1 and case["classification"] == "path_escape"
 
 
+def test_a_missing_scenarios_dir_is_a_problem(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    write_run(root, "smoke", json.loads((DATA / "trace-1.1.0-smoke.json").read_text()))
+    code, results = run(root, "--scenarios", str(root / "scenarioz"))
+    assert code == 2
+    assert {"file": "scenarioz", "line": None, "message": "--scenarios: no such folder"} in (
+        results["problems"]
+    )
+
+
 def test_two_runs_of_one_scenario_are_two_cases(tmp_path: Path) -> None:
     root = repo(tmp_path)
     write_run(root, "a", COMPLETE)
@@ -216,6 +240,12 @@ def test_two_runs_of_one_scenario_are_two_cases(tmp_path: Path) -> None:
          "runs/run.json: ai-tester trace: $.turns[0].toolCalls[0].name: required key is missing"),
         (lambda t: t["runner"].update(turnsUsed="4"),
          "runs/run.json: ai-tester trace: $.runner.turnsUsed: expected an integer, got '4'"),
+        (lambda t: t["cost"].update(inputTokens=-500),
+         "runs/run.json: ai-tester trace: $.cost.inputTokens: must be at least 0, got -500"),
+        (lambda t: t["turns"][0].update(usage={"inputTokens": -1}),
+         "runs/run.json: ai-tester trace: $.turns[0].usage.inputTokens: must be at least 0"),
+        (lambda t: t["toolCallSummary"].update(unansweredQuestions=-1),
+         "runs/run.json: ai-tester trace: $.toolCallSummary.unansweredQuestions: must be at"),
         (lambda t: t["scenario"].update(name="other"),
          "runs/run.json: the run is of scenario 'other', but skills/aif-commit/tests/synth.yaml "
          "holds 'synth'"),

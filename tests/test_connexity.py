@@ -117,6 +117,37 @@ def test_only_active_cases_run_and_tag_and_difficulty_filter(tmp_path: Path) -> 
     assert len(results["cases"]) == 2
 
 
+@pytest.mark.parametrize(
+    ("flags", "wanted"),
+    [
+        (("--tag", "nonexistent"), "tag 'nonexistent'"),
+        (("--difficulty", "hard"), "difficulty 'hard'"),
+        (("--tag", "booking", "--difficulty", "hard"), "tag 'booking' and difficulty 'hard'"),
+    ],
+)
+def test_a_filter_that_selects_nothing_is_a_problem(
+    tmp_path: Path, flags: tuple[str, ...], wanted: str
+) -> None:
+    code, results = run(repo(tmp_path), *flags)
+    assert code == 2 and results["cases"] == []
+    assert results["problems"] == [{"file": "cases", "line": None, "message":
+        f"no active Connexity test case has {wanted} (tags present: billing, booking, "
+        "happy-path, refund; difficulties present: normal)"}]  # fmt: skip
+
+
+def test_an_unknown_transcript_role_is_an_error_at_its_line(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    path = root / "cases" / "refund.transcript.json"
+    path.write_text(path.read_text().replace('"role": "assistant"', '"role": "agent"', 1))
+    code, results = run(root)
+    case = by_case(results)["Refund Request — Valid"]
+    assert code == 1 and case["status"] == "error"
+    assert case["reason"] == (
+        "cases/refund.transcript.json:3: transcript[1].role: unknown role 'agent'"
+        " (use assistant, system, tool, user)"
+    )
+
+
 def test_a_missing_transcript_is_an_error_not_a_pass(tmp_path: Path) -> None:
     root = repo(tmp_path)
     (root / "cases" / "refund.transcript.json").unlink()

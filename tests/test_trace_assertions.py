@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -129,6 +130,39 @@ def test_unanswered_question_fails() -> None:
     assert verdict.classification == "unanswered_question"
 
 
+def test_unanswered_questions_are_counted_per_question() -> None:
+    batch = {"questions": [{"question": "commit?"}, {"question": "push?"}]}
+    asked = trace(TraceCall("AskUserQuestion", batch, answered=False))
+    verdict = check("- {id: q, type: no_unanswered_questions}", asked)
+    assert verdict.message == "2 question(s) to the user had no matching scripted answer"
+
+
+def test_the_recorded_unanswered_count_is_a_floor() -> None:
+    # one question of an answered batch went unanswered: only the recorder's count shows it
+    batch = {"questions": [{"question": "commit?"}, {"question": "push?"}]}
+    answered = trace(TraceCall("AskUserQuestion", batch, answered=True), unanswered=1)
+    verdict = check("- {id: q, type: no_unanswered_questions}", answered)
+    assert verdict.message == (
+        "1 question(s) to the user had no matching scripted answer"
+        " (the trace records 1; its calls show 0)"
+    )
+    assert Rule.UNANSWERED_COUNT in verdict.rules
+    none = trace(TraceCall("AskUserQuestion", batch, answered=True), unanswered=0)
+    assert check("- {id: q, type: no_unanswered_questions}", none).message is None
+
+
+def test_turn_count_is_the_larger_of_recorded_and_counted() -> None:
+    two = trace(call("Bash"), call("Read"))  # two assistant turns
+    recorded_more = check("- {id: t, type: turn_count_at_most, max: 3}", replace(two, turns_used=5))
+    assert recorded_more.message == "5 turns, more than 3"
+    assert recorded_more.rules == frozenset()  # ai-tester reads the recorded count too
+    counted_more = check("- {id: t, type: turn_count_at_most, max: 1}", replace(two, turns_used=1))
+    assert counted_more.message == "2 turns, more than 1"
+    assert Rule.TURN_COUNT in counted_more.rules
+    agreed = check("- {id: t, type: turn_count_at_most, max: 2}", replace(two, turns_used=2))
+    assert agreed.message is None and agreed.rules == frozenset()
+
+
 def test_max_turns_fails_a_run_stopped_at_the_cap() -> None:
     assert check("- {id: m, type: max_turns, max: 5}", GIT).message is None
     stopped = trace(call("Bash"), stopped_at_cap=True)
@@ -228,6 +262,26 @@ def test_args_match_keys_may_be_jsonpath_into_nested_arguments() -> None:
     assert check(text.replace("^us$", "^asia$"), nested).message is not None
 
 
+@pytest.mark.parametrize("key", ["/opts/force", "opts.force"])
+def test_args_match_keys_may_be_json_pointers_or_dot_paths(key: str) -> None:
+    # the Rust ai-tester's key forms; read as plain names they would never match
+    text = f"- {{id: a, type: no_tool_called, tool: deploy, args_match: {{'{key}': '^true$'}}}}"
+    verdict = check(text, trace(call("deploy", opts={"force": True})))
+    assert verdict.message is not None and Rule.POINTER_KEYS in verdict.rules
+    assert check(text, trace(call("deploy", opts={"force": False}))).message is None
+
+
+@pytest.mark.parametrize(
+    ("key", "holds"),
+    [("/regions/1", True), ("regions.1", True), ("/regions/01", False), ("/regions/2", False),
+     ("/a~1b", True), ("/t~0x", True), ("regions", False)],
+)  # fmt: skip
+def test_pointer_steps_index_arrays_and_unescape(key: str, holds: bool) -> None:
+    deploy = trace(call("deploy", regions=["eu", "us"], **{"a/b": "us", "t~x": "us"}))
+    text = f"- {{id: a, type: tool_called, tool: deploy, args_match: {{'{key}': '^us$'}}}}"
+    assert (check(text, deploy).message is None) is holds
+
+
 def test_non_string_values_are_compared_as_json() -> None:
     nested = trace(call("edit", line=5, flag=True, where={"b": 2}, ratio=1.0))
     ok = [
@@ -290,6 +344,25 @@ def test_dotdot_is_folded_before_the_check() -> None:
     assert escape_check(call("Read", file_path="src/../../etc/passwd")).message is not None
     assert escape_check(call("Read", file_path="/tmp/sb/../sb/a")).message is None
     assert escape_check(call("Read", file_path="/tmp/sbx/a")).message is not None
+
+
+def test_tilde_is_expanded_before_dotdot_is_folded() -> None:
+    climbing = call("Read", file_path="~/../../etc/shadow")
+    verdict = escape_check(climbing, extra=", allow_outside: ['~']")
+    assert verdict.message == (
+        "1 path(s) leave the sandbox /tmp/sb: Read file_path '~/../../etc/shadow' -> /etc/shadow"
+    )
+
+
+def test_windows_paths_are_absolute_and_split_on_backslashes() -> None:
+    for bad in ("C:\\Windows\\win.ini", "..\\..\\etc\\passwd", "d:/x"):
+        verdict = escape_check(call("Read", file_path=bad))
+        assert verdict.message is not None and Rule.WINDOWS_PATHS in verdict.rules, bad
+    windows = "C:\\Users\\me\\sb"
+    for good in ("src\\a.py", "c:\\users\\ME\\sb\\a.py", "C:/Users/me/sb/a"):
+        assert escape_check(call("Read", file_path=good), sandbox=windows).message is None, good
+    out = escape_check(call("Read", file_path="..\\..\\x"), sandbox=windows)
+    assert out.message is not None and out.message.endswith("-> C:/Users/x")
 
 
 def test_relative_allow_outside_resolves_against_the_sandbox() -> None:
@@ -363,6 +436,10 @@ def test_at_most_three_escapes_are_listed() -> None:
          "- {id: a, type: output_contains, pattern: y}\n", 2,
          "duplicate assertion id 'a' (first at line 1)"),
         ("- 3\n", 1, "t[0]: expected a mapping with 'id' and 'type'"),
+        ("- id: a\n  type: tool_called\n  tool: B\n  args_match: {'a..b': x}\n", 4,
+         "t[0].args_match.a..b: a dot path has an empty step"),
+        ("- id: a\n  type: tool_called\n  tool: B\n  args_match: {'/a~2': x}\n", 4,
+         "'~' in a JSON Pointer must be ~0 or ~1"),
     ],
 )  # fmt: skip
 def test_load_problems_name_the_line(text: str, line: int, message: str) -> None:

@@ -140,6 +140,24 @@ def test_malformed_arguments_in_a_trace_are_none_not_an_empty_object() -> None:
         ),
         ({"turns": [], "final_output": 1}, "response.final_output: expected a string"),
         (
+            [{"role": "assistant", "usage": {"tokens": 5}}],
+            "response[0].usage: no token count we know in tokens (use input_tokens,",
+        ),
+        ({"messages": [], "usage": {"total_tokens": -3}}, "response.usage.total_tokens"),
+        (
+            {"turns": [{"role": "asistant"}]},
+            "response.turns[0].role: unknown role 'asistant' (did you mean 'assistant'?)",
+        ),
+        (
+            {"turns": [{"role": "model"}]},
+            "response.turns[0].role: unknown role 'model' (use assistant, system, tool, user)",
+        ),
+        (
+            [{"role": "agent"}],
+            "response[0].role: unknown role 'agent' (use assistant, system, tool,",
+        ),
+        ([{"role": "Assistant"}], "response[0].role: unknown role 'Assistant' (did you mean"),
+        (
             {"turns": [], "tool_calls": []},
             "response: turns and tool_calls cannot be combined (a trace holds its calls",
         ),
@@ -154,6 +172,28 @@ def test_bad_trace_shapes_are_located(response: Any, message: str) -> None:
     with pytest.raises(FixtureShapeError) as caught:
         read_trace(response)
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("usage", "total"),
+    [
+        ({"total_tokens": 42}, 42),
+        ({"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 12}, 12),  # reasoning
+        ({"totalTokens": 9}, 9),
+        ({"promptTokenCount": 3, "candidatesTokenCount": 4}, 7),
+        ({"inputTokens": 3, "outputTokens": 4, "cacheWriteInputTokens": 2}, 9),
+    ],
+)
+def test_every_spelling_of_a_token_count_is_counted(usage: dict[str, int], total: int) -> None:
+    trace = read_trace([{"role": "assistant", "content": "x", "usage": usage}])
+    assert trace.total_tokens == total
+
+
+def test_a_top_level_usage_counts_without_double_counting() -> None:
+    turn = {"role": "assistant", "content": "x", "usage": {"input_tokens": 10}}
+    assert read_trace({"messages": [turn], "usage": {"total_tokens": 30}}).total_tokens == 30
+    assert read_trace({"messages": [turn], "usage": {"total_tokens": 10}}).total_tokens == 10
+    assert read_trace({"turns": [], "usage": {"input_tokens": 4}}).total_tokens == 4
 
 
 def test_a_single_response_is_a_single_turn_and_not_a_trace() -> None:
@@ -216,6 +256,18 @@ def test_a_bad_trace_errors_the_case_naming_the_fixture(tmp_path: Path) -> None:
     assert code == 1 and results["cases"][0]["status"] == "error"
     assert results["cases"][0]["reason"] == (
         "packs/p/golden/trace.json: response.turns[0]: expected a turn object"
+    )
+
+
+def test_an_unknown_role_is_located_at_its_line(tmp_path: Path) -> None:
+    fixture = {"response": {"turns": [{"role": "assistant"}, {"role": "asistant"}]}}
+    make_pack(
+        tmp_path, contract=OLD_CONTRACT, fixtures={"trace.json": json.dumps(fixture, indent=2)}
+    )
+    _, results = _run(tmp_path)
+    assert results["cases"][0]["reason"] == (
+        "packs/p/golden/trace.json:8: response.turns[1].role: unknown role 'asistant'"
+        " (did you mean 'assistant'?)"
     )
 
 

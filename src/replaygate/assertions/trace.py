@@ -15,10 +15,12 @@ class Usage:
     output: int = 0
     cache_creation: int = 0
     cache_read: int = 0
+    reported: int = 0  # the total the provider reported, which may count more kinds
 
     @property
     def total(self) -> int:
-        return self.input + self.output + self.cache_creation + self.cache_read
+        counted = self.input + self.output + self.cache_creation + self.cache_read
+        return max(counted, self.reported)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +31,12 @@ class TraceCall:
     result: Any = None
     is_error: bool = False
     answered: bool | None = None  # a question to the user: whether a scripted answer matched
+
+    @property
+    def questions(self) -> int:
+        """The questions the call asks: a batch (``questions: [...]``) asks each of its items."""
+        batch = self.arguments.get("questions") if self.arguments is not None else None
+        return len(batch) if isinstance(batch, list) and batch else 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +58,7 @@ class Trace:
     turns_used: int | None = None
     tokens: int | None = None
     stopped_at_cap: bool = False  # the recorder stopped the run at its max_turns
+    unanswered: int | None = None  # the questions the recorder counted as unanswered
     calls: tuple[TraceCall, ...] = field(init=False)  # every call of every turn, in order
 
     def __post_init__(self) -> None:

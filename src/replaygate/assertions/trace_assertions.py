@@ -173,6 +173,7 @@ def _no_output_contains(trace: Trace, spec: Spec) -> Verdict:
 
 def _turn_count_at_most(trace: Trace, spec: Spec) -> Verdict:
     count, recorded = trace.turn_count, trace.turns_used
+    # ai-tester reads turnsUsed: the rule is ours only where the counted turns are more
     rules = {Rule.TURN_COUNT} if recorded is not None and recorded != count else set()
     if count <= spec["max"]:
         return Verdict(None, rules=frozenset(rules))
@@ -199,11 +200,19 @@ def _token_budget(trace: Trace, spec: Spec) -> Verdict:
 
 
 def _no_unanswered_questions(trace: Trace, spec: Spec) -> Verdict:
-    open_calls = [c for c in trace.calls if c.name in QUESTION_TOOLS and c.answered is False]
-    if not open_calls:
-        return Verdict(None)
-    message = f"{len(open_calls)} question(s) to the user had no matching scripted answer"
-    return Verdict(message, Classification.UNANSWERED_QUESTION)
+    """Counted per question (a batch asks several); the recorder's own count is a floor."""
+    counted = sum(
+        c.questions for c in trace.calls if c.name in QUESTION_TOOLS and c.answered is False
+    )
+    recorded = trace.unanswered
+    rules = {Rule.UNANSWERED_COUNT} if recorded is not None and recorded != counted else set()
+    unanswered = max(counted, recorded or 0)
+    if not unanswered:
+        return Verdict(None, rules=frozenset(rules))
+    message = f"{unanswered} question(s) to the user had no matching scripted answer"
+    if recorded is not None and recorded > counted:
+        message += f" (the trace records {recorded}; its calls show {counted})"
+    return _failing(message, Classification.UNANSWERED_QUESTION, rules)
 
 
 def _no_path_escape(trace: Trace, spec: Spec) -> Verdict:

@@ -13,7 +13,7 @@ import regex
 
 from replaygate.assertions.jsonpath import CompiledPath, PathTooBroad, compile_path
 from replaygate.assertions.operators import OPERATORS, REGEX_TIMEOUT_S, CheckError
-from replaygate.assertions.values import non_json, short, strict_equal
+from replaygate.assertions.values import non_json, short, strict_equal, unwrap
 
 
 class FieldError(ValueError):
@@ -38,10 +38,13 @@ class Rule(StrEnum):
     JSONPATH_KEYS = "jsonpath_keys"
     PATH_FIELDS = "path_fields"
     TILDE = "tilde"
+    WINDOWS_PATHS = "windows_paths"
     RELATIVE_ALLOW = "relative_allow_outside"
     TURN_COUNT = "turn_count"
     TOKEN_COUNT = "token_count"
     MAX_TURNS = "max_turns_overrun"
+    UNANSWERED_COUNT = "unanswered_count"
+    POINTER_KEYS = "pointer_keys"
 
 
 RULE_TEXT = {
@@ -51,14 +54,21 @@ RULE_TEXT = {
     Rule.JSONPATH_KEYS: "args_match keys starting with $ are JSONPath",
     Rule.PATH_FIELDS: "every tool with a path field is checked",
     Rule.TILDE: "~ in a tool input is the home directory, outside the sandbox",
+    Rule.WINDOWS_PATHS: "backslashes separate path steps and C:\\ starts an absolute path",
     Rule.RELATIVE_ALLOW: "relative allow_outside entries resolve against the sandbox",
     Rule.TURN_COUNT: "the turn count is the larger of the recorded and the counted one",
     Rule.TOKEN_COUNT: "the token total is the larger of the recorded and the counted one",
     Rule.MAX_TURNS: "running into max_turns fails the run",
+    Rule.POINTER_KEYS: "args_match keys like /a/b (JSON Pointer) or a.b (dot path) are paths",
+    Rule.UNANSWERED_COUNT: (
+        "unanswered questions are counted per question, at least as many as recorded"
+    ),
 }
 
 # A flag group other than a leading (?i), (?m) or (?s): ai-tester drops or inverts it.
 _FLAG_GROUP = re.compile(r"\(\?([a-zA-Z-]+)[:)]")
+_INDEX = re.compile(r"0|[1-9][0-9]*")  # an array index in a JSON Pointer: no sign, no leading 0
+_BAD_ESCAPE = re.compile(r"~(?![01])")
 
 
 def compile_pattern(text: Any, what: str) -> regex.Pattern[str]:
@@ -98,16 +108,20 @@ def json_text(value: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ArgMatch:
-    """One ``args_match`` pair: a key (or a JSONPath) and a regex, or a JSON value to equal."""
+    """One ``args_match`` pair: a key (a name, a JSONPath, or the Rust tool's JSON Pointer or
+    dot path as ``steps``) and a regex, or a JSON value to equal."""
 
     key: str
     path: CompiledPath | None
     pattern: regex.Pattern[str] | None
     value: Any = None
+    steps: tuple[str, ...] | None = None
 
     def values(self, arguments: Mapping[str, Any] | None) -> list[Any]:
         if arguments is None:
             return []
+        if self.steps is not None:
+            return walk_steps(arguments, self.steps)
         if self.path is None:
             return [arguments[self.key]] if self.key in arguments else []
         try:
@@ -120,6 +134,8 @@ class ArgMatch:
         found = self.values(arguments)
         if self.path is not None:
             rules.add(Rule.JSONPATH_KEYS)
+        if self.steps is not None:
+            rules.add(Rule.POINTER_KEYS)
         if self.pattern is not None and flags_differ(self.pattern):
             rules.add(Rule.INLINE_FLAGS)
         if not found and self.pattern is not None and search(self.pattern, ""):
@@ -139,6 +155,36 @@ class ArgMatch:
         return f"{self.key}={shown}"
 
 
+def walk_steps(document: Any, steps: tuple[str, ...]) -> list[Any]:
+    """The value at a JSON Pointer's or dot path's steps: a step is a member name, or on an
+    array a decimal index."""
+    node = document
+    for step in steps:
+        if isinstance(node, Mapping) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and _INDEX.fullmatch(step) and int(step) < len(node):
+            node = node[int(step)]
+        else:
+            return []
+    return [unwrap(node)]
+
+
+def key_steps(key: str, what: str) -> tuple[str, ...] | None:
+    """A JSON Pointer (``/opts/force``) or dot path (``opts.force``) key as its steps; None for
+    an argument name. A name holding a dot is written ``$['opts.force']``."""
+    if key.startswith("/"):
+        if _BAD_ESCAPE.search(key):
+            raise ValueError(f"{what}.{key}: '~' in a JSON Pointer must be ~0 or ~1")
+        return tuple(s.replace("~1", "/").replace("~0", "~") for s in key[1:].split("/"))
+    if "." not in key:
+        return None
+    steps = tuple(key.split("."))
+    if not all(steps):
+        message = f"{what}.{key}: a dot path has an empty step (for a name with dots, "
+        raise ValueError(message + f"write $['{key}'])")
+    return steps
+
+
 def compile_args(raw: Any, what: str) -> tuple[ArgMatch, ...]:
     """``args_match``: keys are argument names or JSONPath ($...); a string value is a regex,
     any other value is JSON that the argument must equal."""
@@ -156,18 +202,20 @@ def compile_args(raw: Any, what: str) -> tuple[ArgMatch, ...]:
 def _arg(key: Any, value: Any, what: str) -> ArgMatch:
     if not isinstance(key, str) or not key:
         raise ValueError(f"{what}: keys must be argument names, got {short(key)}")
-    path = None
+    path, steps = None, None
     if key.startswith("$"):
         try:
             path = compile_path(key)
         except ValueError as exc:
             raise ValueError(f"{what}.{key}: {exc}") from None
+    else:
+        steps = key_steps(key, what)
     if isinstance(value, str):
-        return ArgMatch(key, path, compile_pattern(value, f"{what}.{key}"))
+        return ArgMatch(key, path, compile_pattern(value, f"{what}.{key}"), steps=steps)
     bad = non_json(value)
     if bad is not None:
         raise ValueError(f"{what}.{key} must be a regex or JSON data, got {bad}: quote it")
-    return ArgMatch(key, path, None, value)
+    return ArgMatch(key, path, None, value, steps)
 
 
 def args_hold(

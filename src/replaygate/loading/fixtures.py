@@ -221,6 +221,7 @@ def load_input(
 ) -> CaseInput | str:
     """The normalised input of the fixture ``input_ref`` names (named at ``file:line``, by the
     golden case ``case_id`` when there is one: its record command is given)."""
+    from_fixture = False  # whether a trace's shape problem can be looked up in the fixture
     try:
         path = _fixture_path(pack, input_ref, file, line)
         shown = shown_path(path, pack.root)
@@ -241,6 +242,7 @@ def load_input(
             response = recording.response
         if response is None:
             return CaseInput(request, schemas, None, (), looked_in, command)
+        from_fixture = recording is None and bool(fixture.get("response"))
         trace = traces.read_trace(response) if traces.is_trace(response) else None
         if trace is not None:
             response = traces.legacy_response(response, trace)
@@ -251,7 +253,14 @@ def load_input(
             return exc.message
         return "; ".join(str(each) for each in exc.each())
     except FixtureShapeError as exc:
-        return f"{shown}: {exc}"
+        line = shape_line(path, shown, ("response", *exc.loc)) if from_fixture and exc.loc else None
+        return f"{shown}{'' if line is None else f':{line}'}: {exc}"
     return CaseInput(
         request, schemas, document, calls, looked_in, command, stale, notes, trace=trace
     )
+
+
+def shape_line(path: Path, shown: str, loc: tuple[str | int, ...]) -> int | None:
+    """The line of ``loc`` (keys and indexes) in the JSON file."""
+    text = files.read_text(path, shown=shown, max_bytes=files.MAX_JSON_BYTES)
+    return json_reader.line_of_key(text, loc)

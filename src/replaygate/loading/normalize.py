@@ -13,7 +13,12 @@ from replaygate.loading.json_reader import finite_float, refuse_constant, too_de
 
 
 class FixtureShapeError(ValueError):
-    """The request or response does not have the shape a fixture needs."""
+    """The request or response does not have the shape a fixture needs; ``loc`` leads from
+    the response to the offending value, when a line can be looked up for it."""
+
+    def __init__(self, message: str, loc: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.loc = loc
 
 
 @dataclass(frozen=True, slots=True)

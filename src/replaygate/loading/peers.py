@@ -164,6 +164,10 @@ def _aitester_pack(
 ) -> Pack | None:
     by_scenario: dict[Path, list[tuple[Run, str]]] = {}
     index: dict[str, Path] | None = None
+    if options.scenarios is not None and not options.scenarios.is_dir():
+        missing = shown_path(options.scenarios, root)
+        problems.append(Problem(missing, None, "--scenarios: no such folder"))
+        index = {}
     recorded: dict[str | None, Path | None] = {}  # runs of one scenario record one path
     for run, shown in found:
         try:

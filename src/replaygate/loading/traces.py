@@ -7,19 +7,31 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.assertions.trace import ASSISTANT, Trace, TraceCall, Turn, Usage
+from replaygate.assertions.values import suggestion
 from replaygate.loading.json_reader import finite_float
 from replaygate.loading.models import TRACE_KEYS
 from replaygate.loading.normalize import FixtureShapeError, ToolCall
 
+# Each count's spellings: OpenAI, Anthropic, ai-tester, the AI SDK, Bedrock, Gemini.
 _USAGE_KEYS = {
-    "input": ("input_tokens", "prompt_tokens", "inputTokens"),
-    "output": ("output_tokens", "completion_tokens", "outputTokens"),
-    "cache_creation": ("cache_creation_input_tokens", "cacheCreationInputTokens"),
+    "input": ("input_tokens", "prompt_tokens", "inputTokens", "promptTokens", "promptTokenCount"),
+    "output": (
+        "output_tokens", "completion_tokens", "outputTokens", "completionTokens",
+        "candidatesTokenCount",
+    ),
+    "cache_creation": (
+        "cache_creation_input_tokens", "cacheCreationInputTokens", "cacheWriteInputTokens",
+    ),
     "cache_read": ("cache_read_input_tokens", "cacheReadInputTokens"),
-}
+    "reported": ("total_tokens", "totalTokens", "totalTokenCount"),
+}  # fmt: skip
+_SPELLINGS = ", ".join(name for names in _USAGE_KEYS.values() for name in names)
+TURN_ROLES = ("assistant", "system", "tool", "user")  # flat turns, Connexity transcripts
+MESSAGE_ROLES = (*TURN_ROLES, "developer", "function")  # OpenAI's message roles besides
 _FLAT_TURN_KEYS = frozenset({"role", "text", "tool_calls", "usage"})
 _FLAT_CALL_KEYS = frozenset({"id", "name", "arguments", "result", "is_error"})
 _DECODER = json.JSONDecoder(parse_float=finite_float)
+Located = tuple[Sequence[str], tuple[str | int, ...]]  # the roles allowed, where the turn is
 
 
 def is_trace(response: Any) -> bool:
@@ -34,6 +46,9 @@ def usage(raw: Any, where: str) -> Usage | None:
         return None
     if not isinstance(raw, Mapping):
         raise FixtureShapeError(f"{where}: expected an object of token counts")
+    if raw and not any(name in raw for names in _USAGE_KEYS.values() for name in names):
+        found = ", ".join(sorted(map(str, raw)))
+        raise FixtureShapeError(f"{where}: no token count we know in {found} (use {_SPELLINGS})")
     counts = {field: _tokens(raw, names, where) for field, names in _USAGE_KEYS.items()}
     return Usage(**counts)
 
@@ -122,9 +137,19 @@ def _content(content: Any, where: str) -> tuple[str, list[Any]]:
     return "\n".join(texts), uses
 
 
-def _message_turn(message: Any, where: str, results: Mapping[str, tuple[Any, bool]]) -> Turn:
+def _role(role: Any, roles: Sequence[str], where: str, loc: tuple[str | int, ...]) -> str:
+    if role not in roles:
+        hint = suggestion(role, roles) or f" (use {', '.join(roles)})"
+        raise FixtureShapeError(f"{where}.role: unknown role {role!r}{hint}", (*loc, "role"))
+    return str(role)
+
+
+def _message_turn(
+    message: Any, where: str, results: Mapping[str, tuple[Any, bool]], at: Located
+) -> Turn:
     if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
-        raise FixtureShapeError(f"{where}: expected a message object with a 'role'")
+        raise FixtureShapeError(f"{where}: expected a message object with a 'role'", at[1])
+    _role(message["role"], at[0], where, at[1])
     text, uses = _content(message.get("content"), where)
     raw_calls = message.get("tool_calls") or []
     if not isinstance(raw_calls, list):
@@ -138,19 +163,29 @@ def _final(turns: Sequence[Turn]) -> str:
     return next((t.text for t in reversed(turns) if t.role == ASSISTANT and t.text), "")
 
 
-def from_messages(messages: Sequence[Any], where: str) -> Trace:
+def from_messages(
+    messages: Sequence[Any],
+    where: str,
+    loc: tuple[str | int, ...] = (),
+    roles: Sequence[str] = MESSAGE_ROLES,
+) -> Trace:
+    """The turns of a message list at ``loc`` (keys and indexes, for a line) in the response."""
     results = _results(messages)
-    turns = tuple(_message_turn(m, f"{where}[{i}]", results) for i, m in enumerate(messages))
+    turns = tuple(
+        _message_turn(m, f"{where}[{i}]", results, (roles, (*loc, i)))
+        for i, m in enumerate(messages)
+    )
     return Trace(turns, _final(turns))
 
 
-def _flat_turn(raw: Any, where: str) -> Turn:
+def _flat_turn(raw: Any, where: str, loc: tuple[str | int, ...]) -> Turn:
     if not isinstance(raw, Mapping):
         raise FixtureShapeError(f"{where}: expected a turn object")
     _known(raw, _FLAT_TURN_KEYS, where)
     role, text = raw.get("role", ASSISTANT), raw.get("text", "")
     if not isinstance(role, str) or not isinstance(text, str):
         raise FixtureShapeError(f"{where}: role and text must be strings")
+    _role(role, TURN_ROLES, where, loc)
     raw_calls = raw.get("tool_calls", [])
     if not isinstance(raw_calls, list):
         raise FixtureShapeError(f"{where}.tool_calls: expected a list")
@@ -175,7 +210,9 @@ def _known(raw: Mapping[str, Any], keys: frozenset[str], where: str) -> None:
 def from_flat(raw_turns: Any) -> Trace:
     if not isinstance(raw_turns, list):
         raise FixtureShapeError("response.turns: expected a list")
-    turns = tuple(_flat_turn(t, f"response.turns[{i}]") for i, t in enumerate(raw_turns))
+    turns = tuple(
+        _flat_turn(t, f"response.turns[{i}]", ("turns", i)) for i, t in enumerate(raw_turns)
+    )
     return Trace(turns, _final(turns))
 
 
@@ -190,7 +227,7 @@ def read_trace(response: Any) -> Trace:
     if "turns" in response:
         trace = from_flat(response["turns"])
     elif isinstance(response["messages"], list):
-        trace = from_messages(response["messages"], "response.messages")
+        trace = from_messages(response["messages"], "response.messages", ("messages",))
     else:
         raise FixtureShapeError("response.messages: expected a list")
     return _recorded_extras(trace, response)
@@ -203,7 +240,9 @@ def _recorded_extras(trace: Trace, response: Mapping[str, Any]) -> Trace:
     if sandbox is not None and not isinstance(sandbox, str):
         raise FixtureShapeError("response.sandbox: expected a string")
     final = trace.final_output if final is None else final
-    return Trace(trace.turns, final, sandbox)
+    # the run's own total is a recorded figure: the budget takes the larger, never the sum
+    total = usage(response.get("usage"), "response.usage")
+    return Trace(trace.turns, final, sandbox, tokens=total.total if total else None)
 
 
 def legacy_response(response: Any, trace: Trace) -> dict[str, Any]:

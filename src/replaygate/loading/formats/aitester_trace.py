@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -16,6 +16,7 @@ from replaygate.loading.models import format_loc, validation_errors
 
 TOOL = "ai-tester"
 VERSIONS = ("1.1.0", "2.0.0")
+Count = Annotated[int, Field(ge=0)]  # a negative token count would lower a budget's total
 
 
 class _Read(BaseModel):
@@ -41,10 +42,10 @@ class _Runner(_Read):
 
 
 class _Usage(_Read):
-    input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    output_tokens: int = 0
+    input_tokens: Count = 0
+    cache_creation_input_tokens: Count = 0
+    cache_read_input_tokens: Count = 0
+    output_tokens: Count = 0
 
 
 class _Call(_Read):
@@ -64,7 +65,7 @@ class _Turn(_Read):
 
 
 class _Summary(_Read):
-    unanswered_questions: int = 0
+    unanswered_questions: Count = 0
 
 
 class _Assertion(_Read):
@@ -78,10 +79,10 @@ class _Scoring(_Read):
 
 
 class _Cost(_Read):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_tokens: int = 0
-    cache_read_tokens: int = 0
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    cache_creation_tokens: Count = 0
+    cache_read_tokens: Count = 0
 
 
 class _Error(_Read):
@@ -156,7 +157,7 @@ def _run(model: TraceFile) -> Run:
 
 
 def _trace(model: TraceFile) -> Trace:
-    runner, cost = model.runner, model.cost
+    runner, cost, summary = model.runner, model.cost, model.tool_call_summary
     tokens = None
     if cost is not None:
         tokens = cost.input_tokens + cost.output_tokens
@@ -168,6 +169,7 @@ def _trace(model: TraceFile) -> Trace:
         turns_used=runner.turns_used,
         tokens=tokens,
         stopped_at_cap=bool(runner.hit_max_turns) or runner.stopped_reason == "max_turns",
+        unanswered=summary.unanswered_questions if summary is not None else None,
     )
 
 

@@ -19,7 +19,7 @@ from replaygate.errors import PackError
 from replaygate.loading import files, json_reader, traces, yaml_reader
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import shown_path
-from replaygate.loading.fixtures import CaseInput
+from replaygate.loading.fixtures import CaseInput, shape_line
 from replaygate.loading.normalize import FixtureShapeError, normalize_response
 from replaygate.loading.pack import Pack, contract_path, validate
 from replaygate.results.model import Problem
@@ -196,7 +196,7 @@ def transcript_trace(messages: Any) -> Trace:
     messages up to the next user message), so the turn count is the number of exchanges."""
     if not isinstance(messages, list):
         raise FixtureShapeError("transcript: expected a list of turns")
-    flat = traces.from_messages(messages, "transcript")
+    flat = traces.from_messages(messages, "transcript", roles=traces.TURN_ROLES)
     turns: list[Turn] = []
     for turn in flat.turns:
         if turn.role not in (ASSISTANT, "tool"):
@@ -224,7 +224,8 @@ def case_input(path: Path, root: Path) -> CaseInput | str:
     except PackError as exc:
         return str(exc)
     except FixtureShapeError as exc:
-        return f"{shown}: {exc}"
+        line = shape_line(where, shown, exc.loc) if exc.loc else None
+        return f"{shown}{'' if line is None else f':{line}'}: {exc}"
     return CaseInput({}, {}, document, calls, shown, trace=trace)
 
 
@@ -236,24 +237,43 @@ def _selected(model: TestCaseModel, options: PeerOptions) -> bool:
     return options.difficulty is None or model.difficulty == options.difficulty
 
 
+def _nothing_selected(active: list[TestCaseModel], options: PeerOptions) -> str:
+    wanted = []
+    if options.tags:
+        wanted.append("tag " + " or ".join(map(repr, options.tags)))
+    if options.difficulty is not None:
+        wanted.append(f"difficulty {options.difficulty!r}")
+    tags = ", ".join(sorted({tag for model in active for tag in model.tags})) or "none"
+    levels = ", ".join(sorted({model.difficulty for model in active}))
+    return (
+        f"no active Connexity test case has {' and '.join(wanted)} "
+        f"(tags present: {tags}; difficulties present: {levels})"
+    )
+
+
 def pack(
     found: list[Any], directory: Path, root: Path, options: PeerOptions, problems: list[Problem]
 ) -> Pack | None:
-    """The selected test cases of ``found`` (peer files), each a contract with one case."""
-    contracts = []
+    """The selected test cases of ``found`` (peer files), each a contract with one case; a
+    filter that selects none of the active cases read is a problem."""
+    contracts, active, selected = [], [], 0
     for item in found:
         try:
             model, raw = read_case(item.path, item.shown)
+            active += [model] if model.status == CaseStatus.ACTIVE else []
             if not _selected(model, options):
                 continue
+            selected += 1
             built = contract(model, raw, item.path, directory, root)
         except PackError as exc:
             problems.append(Problem(exc.file, exc.line, exc.message))
             continue
         contracts.append(replace(built, case_inputs={model.name: case_input(item.path, root)}))
+    shown = shown_path(directory, root)
+    if active and not selected:  # only a filter can leave out an active case
+        problems.append(Problem(shown, None, _nothing_selected(active, options)))
     if not contracts:
         return None
-    shown = shown_path(directory, root)
     return Pack(
         "connexity", "Connexity test cases", directory, shown, root, directory, directory,
         directory, tuple(contracts), {},
