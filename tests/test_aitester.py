@@ -171,6 +171,22 @@ def test_a_recorded_unanswered_count_fails_what_the_calls_do_not_show(tmp_path: 
     )
 
 
+def test_a_rule_that_only_fails_does_not_explain_a_pass(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    trace = derived(cost={"inputTokens": 1, "outputTokens": 0})  # the turns count 60
+    trace["scenario"]["tokenBudget"] = 100
+    trace["assertions"].append({"id": "token_budget", "type": "token_budget", "pass": False})
+    write_run(root, "run", trace)
+    _, results = run(root)
+    item = assertions(results["cases"][0])["token_budget"]
+    assert item["status"] == "passed"
+    # token_count only ever fails a run: it cannot be why we pass what ai-tester failed
+    assert item["differs"] == (
+        "ai-tester recorded fail, replaygate passes it: no stricter rule explains it"
+        " (the recorded turns do not support it)"
+    )
+
+
 def test_a_rust_2_0_0_trace_reads(tmp_path: Path) -> None:
     root = repo(tmp_path)
     runner = {"runtime": "claude", "stoppedReason": "end_turn"}
@@ -302,6 +318,35 @@ def test_rust_sandbox_assertions_are_not_evaluated_never_passed(tmp_path: Path) 
     assert code == 0 and item["status"] == "not_evaluated" and item["weight"] == 0
     summary = (root / "s.md").read_text().replace("&#95;", "_")
     assert "not evaluated: plan-written (file_exists)" in summary
+
+
+@pytest.mark.parametrize(
+    ("extra", "problem"),
+    [
+        ("\n  - type: file_exists\n    path: PLAN.md\n",
+         "assertions[6].id: expected a non-empty string, got None"),
+        ("\n  - id: efficient\n    type: file_exists\n    path: PLAN.md\n",
+         "duplicate assertion id 'efficient' (first at line"),
+    ],
+)  # fmt: skip
+def test_rust_sandbox_assertion_ids_are_checked(tmp_path: Path, extra: str, problem: str) -> None:
+    root = repo(tmp_path, (DATA / "basic-feat.yaml").read_text() + extra)
+    write_run(root, "run", COMPLETE)
+    code, results = run(root)
+    (found,) = results["problems"]
+    assert code == 2 and found["file"] == SCENARIO_PATH and problem in found["message"]
+
+
+def test_a_trace_without_a_scenario_name_is_refused(tmp_path: Path) -> None:
+    root = repo(tmp_path)
+    trace = derived()
+    del trace["scenario"]["name"]
+    write_run(root, "run", trace)
+    code, results = run(root)
+    assert code == 2
+    assert [p["message"] for p in results["problems"]] == [
+        "ai-tester trace: $.scenario.name: required key is missing"
+    ]
 
 
 def test_a_trace_symlinked_from_outside_the_folder_is_refused(tmp_path: Path) -> None:

@@ -80,6 +80,19 @@ def test_a_single_response_fixture_is_a_single_turn_trace(tmp_path: Path) -> Non
     assert code == 0 and results["cases"][0]["score"] == 1.0
 
 
+def test_a_regex_timeout_errors_the_case_at_the_assertions_line(tmp_path: Path) -> None:
+    contract = CONTRACT.replace('pattern: "(?-i)Done"', 'pattern: "(a|a)+$"')
+    slow = {"turns": [{"text": "a" * 40 + "!"}]}
+    make_pack(tmp_path, contract=contract, fixtures={"run.json": {"response": slow}})
+    code, results = run(tmp_path)
+    (case,) = results["cases"]
+    assert code == 1 and case["status"] == "error"
+    assert case["reason"] == (
+        "packs/p/contracts/c.yaml:9: trace_assertions[1]:output_contains:"
+        " regex '(a|a)+$' timed out on a 41-character string"
+    )
+
+
 def test_a_bad_trace_assertion_is_a_load_problem_with_its_line(tmp_path: Path) -> None:
     bad = CONTRACT.replace("type: output_contains", "type: output_contain")
     make_pack(tmp_path, contract=bad, fixtures={"run.json": {"response": FLAT}})

@@ -65,6 +65,16 @@ RULE_TEXT = {
     ),
 }
 
+# Rules that only ever turn a pass into a failure, and the one that only turns a failure into a
+# pass; the others change what matches, which can go either way.
+FAILING_RULES = frozenset(
+    {
+        Rule.PATH_FIELDS, Rule.TILDE, Rule.WINDOWS_PATHS, Rule.TURN_COUNT, Rule.TOKEN_COUNT,
+        Rule.MAX_TURNS, Rule.UNANSWERED_COUNT,
+    }
+)  # fmt: skip
+PASSING_RULES = frozenset({Rule.RELATIVE_ALLOW})
+
 # A flag group other than a leading (?i), (?m) or (?s): ai-tester drops or inverts it.
 _FLAG_GROUP = re.compile(r"\(\?([a-zA-Z-]+)[:)]")
 _INDEX = re.compile(r"0|[1-9][0-9]*")  # an array index in a JSON Pointer: no sign, no leading 0

@@ -8,7 +8,7 @@ from replaygate.assertions.operators import CheckError
 from replaygate.assertions.trace import Trace
 from replaygate.assertions.trace_assertions import Verdict
 from replaygate.assertions.trace_compile import NotEvaluated, TraceAssertion
-from replaygate.assertions.trace_match import RULE_TEXT
+from replaygate.assertions.trace_match import FAILING_RULES, PASSING_RULES, RULE_TEXT
 from replaygate.engine.collector import CaseUndecidable, Collector
 from replaygate.loading.fixtures import CaseInput, Recorded
 from replaygate.loading.normalize import FixtureShapeError
@@ -39,7 +39,8 @@ def _check(
     try:
         verdict = assertion.evaluate(trace)
     except CheckError as exc:
-        raise CaseUndecidable(f"{assertion.locator}:{assertion.type}: {exc}") from None
+        where = f"{assertion.file}:{assertion.line}: {assertion.locator}:{assertion.type}"
+        raise CaseUndecidable(f"{where}: {exc}") from None
     if verdict.message is not None:
         locator = f"{assertion.locator}:{assertion.type}"
         col.add(
@@ -86,9 +87,11 @@ def _differs(passed: bool, theirs: bool | None, verdict: Verdict, tool: str) -> 
         return None
     ours = "passes" if passed else "fails"
     said = f"{tool} recorded {'pass' if theirs else 'fail'}, replaygate {ours} it"
-    if not verdict.rules:
+    # a rule that can only fail what the peer passes does not explain a pass, and back
+    ruled = verdict.rules - (FAILING_RULES if passed else PASSING_RULES)
+    if not ruled:
         return f"{said}: no stricter rule explains it (the recorded turns do not support it)"
-    rules = "; ".join(f"{rule} ({RULE_TEXT[rule]})" for rule in sorted(verdict.rules))
+    rules = "; ".join(f"{rule} ({RULE_TEXT[rule]})" for rule in sorted(ruled))
     return f"{said} by rule {rules}"
 
 

@@ -71,16 +71,25 @@ def _assertions(raw: Any, file: str) -> tuple[tuple[TraceAssertion, ...], tuple[
         line = lines[index] if index < len(lines) else 1
         kind = item.get("type") if isinstance(item, Mapping) else None
         if kind in SANDBOX_TYPES:
+            ident = item.get("id")
+            if not isinstance(ident, str) or not ident:
+                where = f"assertions[{index}].id"
+                raise PackError(file, line, f"{where}: expected a non-empty string, got {ident!r}")
+            _unique(ident, seen, file, line)
             reason = "reads the sandbox's files or runs a command; a trace does not record them"
-            skipped.append(NotEvaluated(str(item.get("id")), str(kind), reason, file, line))
+            skipped.append(NotEvaluated(ident, str(kind), reason, file, line))
             continue
         found = compile_trace_assertion(item, locator=f"assertions[{index}]", file=file, line=line)
-        if found.id in seen:
-            message = f"duplicate assertion id '{found.id}' (first at line {seen[found.id]})"
-            raise PackError(file, line, message)
-        seen[found.id] = line
+        _unique(found.id, seen, file, line)
         compiled.append(found)
     return tuple(compiled), tuple(skipped)
+
+
+def _unique(ident: str, seen: dict[str, int], file: str, line: int) -> None:
+    if ident in seen:
+        message = f"duplicate assertion id '{ident}' (first at line {seen[ident]})"
+        raise PackError(file, line, message)
+    seen[ident] = line
 
 
 def _implicit(

@@ -32,6 +32,10 @@ class _Budget(_Read):
     token_budget: float | None = None
 
 
+class _Scenario(_Budget):
+    name: str = Field(min_length=1)  # the scenario's id: how the run finds its scenario
+
+
 class _Runner(_Read):
     max_turns: int | None = None
     max_turns_user_set: bool | None = None
@@ -94,7 +98,7 @@ class TraceFile(_Read):
     schema_version: Literal["1.1.0", "2.0.0"]
     run_id: str
     skill: _Budget | None = None
-    scenario: _Budget
+    scenario: _Scenario
     runner: _Runner
     turns: list[_Turn]
     final_output: str = ""
