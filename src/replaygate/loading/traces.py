@@ -6,26 +6,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from replaygate.assertions.trace import ASSISTANT, Trace, TraceCall, Turn, Usage
+from replaygate.assertions.trace import ASSISTANT, Trace, TraceCall, Turn
 from replaygate.assertions.values import suggestion
 from replaygate.loading.json_reader import finite_float
 from replaygate.loading.models import TRACE_KEYS
 from replaygate.loading.normalize import FixtureShapeError, ToolCall
+from replaygate.loading.usage import usage
 
-# Each count's spellings: OpenAI, Anthropic, ai-tester, the AI SDK, Bedrock, Gemini.
-_USAGE_KEYS = {
-    "input": ("input_tokens", "prompt_tokens", "inputTokens", "promptTokens", "promptTokenCount"),
-    "output": (
-        "output_tokens", "completion_tokens", "outputTokens", "completionTokens",
-        "candidatesTokenCount",
-    ),
-    "cache_creation": (
-        "cache_creation_input_tokens", "cacheCreationInputTokens", "cacheWriteInputTokens",
-    ),
-    "cache_read": ("cache_read_input_tokens", "cacheReadInputTokens"),
-    "reported": ("total_tokens", "totalTokens", "totalTokenCount"),
-}  # fmt: skip
-_SPELLINGS = ", ".join(name for names in _USAGE_KEYS.values() for name in names)
 TURN_ROLES = ("assistant", "system", "tool", "user")  # flat turns, Connexity transcripts
 MESSAGE_ROLES = (*TURN_ROLES, "developer", "function")  # OpenAI's message roles besides
 _FLAT_TURN_KEYS = frozenset({"role", "text", "tool_calls", "usage"})
@@ -39,29 +26,6 @@ def is_trace(response: Any) -> bool:
     if isinstance(response, list):
         return True
     return isinstance(response, Mapping) and ("messages" in response or "turns" in response)
-
-
-def usage(raw: Any, where: str) -> Usage | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, Mapping):
-        raise FixtureShapeError(f"{where}: expected an object of token counts")
-    if raw and not any(name in raw for names in _USAGE_KEYS.values() for name in names):
-        found = ", ".join(sorted(map(str, raw)))
-        raise FixtureShapeError(f"{where}: no token count we know in {found} (use {_SPELLINGS})")
-    counts = {field: _tokens(raw, names, where) for field, names in _USAGE_KEYS.items()}
-    return Usage(**counts)
-
-
-def _tokens(raw: Mapping[str, Any], names: Sequence[str], where: str) -> int:
-    for name in names:
-        value = raw.get(name)
-        if value is None:
-            continue
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise FixtureShapeError(f"{where}.{name}: expected a token count, got {value!r}")
-        return value
-    return 0
 
 
 def arguments(raw: Any) -> Mapping[str, Any] | None:
