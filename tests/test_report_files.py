@@ -71,6 +71,8 @@ def test_an_absolute_report_path_outside_is_the_callers_choice(workspace: Path) 
     [
         ("reports", "reports/results.json", "leaves the working directory through a symlink"),
         ("reports", "reports/new/results.json", "leaves the working directory through a symlink"),
+        # ".." is applied after the link is followed: reports/.. is outside's parent
+        ("deep", "deep/../results.json", "leaves the working directory through a symlink"),
         ("gone", "gone/results.json", "leaves the working directory through a symlink"),
         ("hooks", "hooks/results.json", "points into a .git directory"),
         (None, "../results.json", "leaves the working directory"),
@@ -83,16 +85,18 @@ def test_a_report_path_out_of_the_working_directory_is_refused(
     targets = {
         "reports": workspace.parent / "outside",
         "gone": workspace.parent / "missing",
+        "deep": workspace.parent / "outside" / "sub",
         "hooks": workspace / ".git",
     }
     if link is not None:
+        targets[link].mkdir(exist_ok=True) if link == "deep" else None
         (workspace / link).symlink_to(targets[link])
     with pytest.raises(ReplayGateError, match=re.escape(f"report {path!r} {problem}")):
         report_path(path, workspace)
     if not path.startswith(".."):  # absolute, ../ is outside: the caller's choice
         with pytest.raises(ReplayGateError, match=r"^report '/"):
             report_path(str(workspace / path), workspace)  # the same, written absolute
-    assert list((workspace.parent / "outside").iterdir()) == []
+    assert [p for p in (workspace.parent / "outside").rglob("*") if not p.is_dir()] == []
 
 
 @pytest.mark.posix

@@ -89,12 +89,20 @@ def test_other_booleans_are_a_one_line_error_naming_the_input(value: str) -> Non
         (
             "INPUT_API_DEADLINE_SECONDS",
             "0",
-            "input 'api_deadline_seconds': expected a number of seconds above 0, got '0'",
+            "input 'api_deadline_seconds': expected a number of seconds above 0, at most 86400, "
+            "got '0'",
         ),
         (
             "INPUT_API_DEADLINE_SECONDS",
             "inf",
-            "input 'api_deadline_seconds': expected a number of seconds above 0, got 'inf'",
+            "input 'api_deadline_seconds': expected a number of seconds above 0, at most 86400, "
+            "got 'inf'",
+        ),
+        (
+            "INPUT_API_DEADLINE_SECONDS",
+            "1e10",  # past threading.TIMEOUT_MAX: a thread could not wait that long
+            "input 'api_deadline_seconds': expected a number of seconds above 0, at most 86400, "
+            "got '1e10'",
         ),
     ],
 )

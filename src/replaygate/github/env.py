@@ -105,14 +105,18 @@ def whole_number(text: str) -> int:
     return int(text)
 
 
+MAX_SECONDS = 86_400
+
+
 def seconds(text: str) -> float:
     """``text`` as a finite number of seconds above 0; ValueError saying what was expected."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError("expected a number of seconds above 0")
+    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        # a thread's join() takes nothing longer (threading.TIMEOUT_MAX); a day is plenty
+        raise ValueError(f"expected a number of seconds above 0, at most {MAX_SECONDS}")
     return value
 
 

@@ -106,6 +106,13 @@ def named_path(path: str, cwd: Path, what: str) -> Path:
         resolve_inside(cwd, relative, root=cwd, what=what, within=within, file="", line=None)
     except PackError as refused:
         raise ReplayGateError(refused.message.replace(repr(relative), repr(path))) from None
+    # The kernel applies ".." after following a symlink (reports/../x leaves with reports ->
+    # /a/b), which the lexical check above folds away: the real path must stay inside too.
+    real, real_cwd = os.path.realpath(os.path.join(cwd, path)), os.path.realpath(cwd)
+    if not _inside(real, real_cwd):
+        raise ReplayGateError(f"{what} {path!r} leaves the working directory through a symlink")
+    if _is_git(os.path.relpath(real, real_cwd).split(os.sep)):
+        raise ReplayGateError(f"{what} {path!r} points into a .git directory")
     return Path(path)
 
 
