@@ -153,3 +153,13 @@ def test_oracle_splits_lines_like_the_runner() -> None:
 def test_oracle_honours_stop_commands_and_legacy_resume() -> None:
     output = "::stop-commands::t0k3n\n::error::no\n##[t0k3n]\n::error::yes\n"
     assert effective(output) == [Command("error", {}, "yes", "::error::yes")]
+
+
+def test_invisible_and_control_characters_in_an_annotation_are_shown_as_escapes() -> None:
+    """A zero-width space, a bidi override or ESC would hide or reorder text in the diff."""
+    line = workflow.error(
+        "case a\u200bb \u202eevil \x1b[31mred", file="p/c.yaml", line=3, title="t\u2066x"
+    )
+    assert line == (
+        "::error title=t\\u2066x,file=p/c.yaml,line=3::case a\\u200bb \\u202eevil \\x1b[31mred"
+    )

@@ -7,6 +7,8 @@ import os
 from collections.abc import Mapping
 from typing import TextIO
 
+from replaygate.report.escape import xml_safe
+
 TITLE_LIMIT = 255  # characters GitHub keeps of an annotation title
 
 
@@ -26,10 +28,18 @@ def printable(text: str) -> str:
 
 
 def command(name: str, properties: Mapping[str, str | int | None], message: str) -> str:
-    """One command line (no newline); empty properties are left out, as the toolkit does."""
-    shown = [f"{key}={escape_property(str(value))}" for key, value in properties.items() if value]
+    """One command line (no newline); empty properties are left out, as the toolkit does.
+
+    Controls, bidi and invisible characters are shown as escapes (``\\u200b``) first: an
+    annotation in a pull request's diff must not hide or reorder what it says.
+    """
+    shown = [
+        f"{key}={escape_property(xml_safe(str(value)))}"
+        for key, value in properties.items()
+        if value
+    ]
     head = f"::{name} {','.join(shown)}" if shown else f"::{name}"
-    return printable(f"{head}::{escape_data(message)}")
+    return printable(f"{head}::{escape_data(xml_safe(message))}")
 
 
 def _annotation(
