@@ -275,6 +275,13 @@ def test_missing_results_are_recording_not_found(tmp_path: Path) -> None:
     assert results["cases"][0]["score"] == 0.0
 
 
+def test_a_negated_case_without_a_result_fails(tmp_path: Path) -> None:
+    _, results = run(tmp_path, "- not: true\n  output: x\n", [None])
+    [case] = results["cases"]
+    assert (case["status"], case["classification"]) == ("failed", "recording_not_found")
+    assert case["reason"] == "nothing to judge: a case expecting a failure needs its recording"
+
+
 # --- refusals: one line, the file and the line --------------------------------------------
 
 

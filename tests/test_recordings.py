@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from packbuilder import fixture, make_pack
+from packbuilder import CONTRACT, fixture, make_pack
 from replaygate.cli import main
 from replaygate.loading.identity import request_identity
 from replaygate.providers.redact import Redactor
@@ -118,6 +118,18 @@ def test_a_missing_recording_names_the_command_that_records_it(
     assert case["failures"][0]["message"].endswith(
         "record it: replaygate record --provider openai packs/p/contracts/c.yaml::ok"
     )
+
+
+@pytest.mark.parametrize("expected_error", [None, "recording_not_found", "tool_not_invoked"])
+def test_a_negative_case_without_a_recording_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], expected_error: str | None
+) -> None:
+    contract = CONTRACT.replace("expect_ok: true", "expect_ok: false")
+    if expected_error:
+        contract += f"    expected_error: {expected_error}\n"
+    make_pack(tmp_path, contract=contract, fixtures={"ok.json": _without_response()})
+    code, case, _ = _run(tmp_path, capsys)
+    assert (code, case["status"], case["classification"]) == (1, "failed", "recording_not_found")
 
 
 def test_an_old_recording_is_a_warning_not_a_failure(

@@ -18,6 +18,8 @@ from replaygate.results.model import CaseResult, Classification, Failure, Status
 
 RECORDED = "recorded"
 LIVE = "live"
+# a case whose answer could not be read was never observed: it can't be an expected failure
+UNOBSERVED = frozenset({Classification.RECORDING_NOT_FOUND, Classification.RECORDING_STALE})
 
 
 def _recorded_error(error: Any) -> tuple[str | None, str]:
@@ -152,6 +154,8 @@ def _verdict(
     if observed_ok and not case.expect_ok:
         return Status.FAILED, None  # an unexpected pass: no allowlist forgives it
     classification = main.classification if main else None
+    if classification in UNOBSERVED and not case.expect_ok:
+        return Status.FAILED, "nothing to judge: a case expecting a failure needs its recording"
     if observed_ok if case.expect_ok else case.expected_error in (None, classification):
         return Status.PASSED, None
     reason = None
