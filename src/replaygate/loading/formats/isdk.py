@@ -237,7 +237,9 @@ def _unit(locator: str, path: str, value: Any, line: int, translator: Translator
 def _tools_unit(value: Any, line: int, translator: Translator) -> Unit:
     """`expect.tools`: every tool call of the trace, whatever message holds it."""
     ordered = isinstance(value, Mapping) and "$sequence" in value
-    if isinstance(value, Mapping) and set(value) - METADATA not in ({"$all"}, {"$sequence"}):
+    if not isinstance(value, list | Mapping) or (
+        isinstance(value, Mapping) and set(value) - METADATA not in ({"$all"}, {"$sequence"})
+    ):
         raise translator.refuse(line, "expect.tools takes a list, $all or $sequence")
     listed = value if isinstance(value, list) else value.get("$sequence" if ordered else "$all")
     calls = translator.items("expect.tools", listed, line)
