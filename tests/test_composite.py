@@ -53,6 +53,30 @@ def test_not_fails_on_the_line_of_the_assertion_that_held() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        ("not: {equals: 1}", True),
+        ("not: {exists: true}", True),
+        ("not: [{one_of: [1, 2]}, {path: $.b, equals: 3}]", True),
+        ("not: {exists: false}", False),
+        ("not: {optional: true, equals: 1}", False),
+        ("not: {not: {equals: 1}}", False),
+        ("not: {any_of: [{equals: 1}, {exists: false}]}", False),
+        ("not: {all_of: [{equals: 1}, {exists: false}]}", True),
+        ("any_of: [{equals: 1}, {not: {equals: 2}}]", True),
+        ("all_of: [{not: {equals: 1}}, {exists: false}]", True),
+        ("all_of: [{not: {equals: 1}}, {equals: 2}]", False),
+    ],
+)
+def test_not_holds_on_an_absent_path_unless_its_nested_assertion_does(
+    text: str, holds: bool
+) -> None:
+    found = misses(f"path: $.gone\n{text}\n")
+    assert (found == []) is holds, found
+    assert all(kind == "path_not_found" for _, _, kind, _, _ in found)
+
+
 def test_any_of_passes_on_one_alternative() -> None:
     assert misses("path: $.severity\nany_of:\n  - equals: P1\n  - regex: '^P[0-9]$'\n") == []
 

@@ -122,6 +122,15 @@ def test_operators(tmp_path: Path, expect: str, status: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "expect",
+    ["{a: {$ne: 1}}", "{a: {$nin: [1, 2]}}", "{a: {$not: {$exists: true}}}", "{a: {$not: 1}}"],
+)
+def test_negations_pass_on_an_absent_key(tmp_path: Path, expect: str) -> None:
+    case = one_case(tmp_path, f"    output: {expect}\n", output={"b": 1})
+    assert verdict(case) == ("passed", [])
+
+
+@pytest.mark.parametrize(
     ("expect", "status"),
     [
         ("    output: {n: {$gt: 3}}\n", "passed"),

@@ -202,6 +202,8 @@ def _evaluate_check(
             return [replace(m, actual=matches[0] if matches else None) for m in found]
         return found
     if not matches:
+        if _holds_when_absent(check):  # not: {equals: x} on no value: there is no x there
+            return []
         return [_mismatch(assertion, check, "path_not_found", "path not found", None)]
     for index, value in enumerate(matches):
         found = _run(assertion, check, op, value, "value", env)
@@ -211,6 +213,26 @@ def _evaluate_check(
         if found:
             return found
     return []
+
+
+def holds_when_absent(assertion: Assertion) -> bool:
+    """Whether the assertion holds where its value is absent (the path matched nothing)."""
+    return assertion.optional or all(_holds_when_absent(check) for check in assertion.checks)
+
+
+def _holds_when_absent(check: Check) -> bool:
+    """``exists: false``; ``not`` of what fails on an absent value; all_of and any_of of
+    what holds on one. Every other operator needs a value."""
+    nested = check.prepared
+    if check.operator == "exists":
+        return check.prepared is False
+    if check.operator == "not":
+        return not any(holds_when_absent(item) for item in nested)
+    if check.operator == "all_of":
+        return all(holds_when_absent(item) for item in nested)
+    if check.operator == "any_of":
+        return any(holds_when_absent(item) for item in nested)
+    return False
 
 
 def _run(
