@@ -38,6 +38,8 @@ def scoring(case: YamlMap, units: Sequence[Unit], file: str) -> Scoring:
         for members in blocks.values()
         for unit, weight in zip(members, _weights(members, max_score, file), strict=True)
     )
+    for unit in units:
+        _refuse_nested_critical(unit.value, unit.assertion.line, file, top=True)
     critical = frozenset(u.assertion.locator for u in units if _critical(u.value))
     return Scoring(parts, critical, pass_score / max_score if enabled else None)
 
@@ -87,6 +89,25 @@ def _critical(value: Any) -> bool:
     return _metadata(value, "critical") is True or (
         isinstance(score, Mapping) and score.get("critical") is True
     )
+
+
+def _refuse_nested_critical(value: Any, line: int, file: str, *, top: bool = False) -> None:
+    """A critical mark below a part's top level: replaygate scores parts only, so it is
+    refused rather than ignored."""
+    line = getattr(value, "line", None) or line
+    if isinstance(value, list):
+        lines = getattr(value, "item_lines", [])
+        for index, item in enumerate(value):
+            _refuse_nested_critical(item, lines[index] if index < len(lines) else line, file)
+    if not isinstance(value, Mapping):
+        return
+    lines = getattr(value, "key_lines", {})
+    if not top and _critical(value):
+        where = next((lines[k] for k in ("$critical", "$meta", "$score") if k in lines), line)
+        message = "$critical is honoured only on a part (output, expect.output, expect.messages"
+        raise PackError(file, where, message + ", expect.tools), not inside one")
+    for key, item in value.items():  # $expect: X is still the part itself
+        _refuse_nested_critical(item, lines.get(key, line), file, top=top and key == "$expect")
 
 
 def _metadata(value: Any, name: str) -> Any:
