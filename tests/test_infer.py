@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,9 @@ from replaygate.errors import PackError
 from replaygate.inference import merge as merge_module
 from replaygate.inference.learn import Sample, Tier, infer, tier
 from replaygate.inference.merge import merge
+from replaygate.loading.identity import request_identity
+from replaygate.providers.redact import Redactor
+from replaygate.providers.store import recording_document, write_recording
 
 
 def calls(i: int) -> list[dict[str, Any]]:
@@ -57,6 +62,16 @@ def infer_cli(root: Path, count: int, output: str = "trip.yaml", *extra: str) ->
     return main(
         ["infer", *recordings(root, count), "-o", str(contract), "--root", str(root), *extra]
     )
+
+
+def record(pack: Path, name: str, request: Any) -> None:
+    """A sidecar recording of the fixture ``name``, answering ``request``."""
+    document = recording_document(
+        identity=request_identity(request, "gpt-4o-mini"), provider="openai",
+        model="gpt-4o-mini", response={"success": True, "tool_calls": calls(0)}, status=200,
+        body={}, now=datetime(2026, 11, 26, tzinfo=UTC),
+    )  # fmt: skip
+    write_recording(pack / "recordings" / f"{name}.recording.json", document, Redactor.build({}))
 
 
 def run_packs(root: Path, tmp_path: Path) -> dict[str, Any]:
@@ -173,10 +188,17 @@ def test_inferring_twice_gives_the_same_file(
         ("error", "the recorded response is an error; infer learns from successes"),
         ("no_common_call", "the recordings have no tool call in common: nothing to infer"),
         ("broken_contract", "trip.yaml:1: a contract must be a mapping"),
+        ("missing", "packs/trips/golden/trip-09.json: file not found"),
+        ("directory", "packs/trips/golden/sub: not a regular file (a directory)"),
+        ("stale", "trip-01.json: packs/trips/recordings/trip-01.recording.json answers an older"),
     ],
 )
 def test_infer_refuses_with_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], setup: str, message: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    setup: str,
+    message: str,
 ) -> None:
     root = make_repo(tmp_path, 2)
     golden = root / "packs/trips/golden"
@@ -191,6 +213,15 @@ def test_infer_refuses_with_one_line(
     elif setup == "no_common_call":
         other = {"response": {"success": True, "tool_calls": [{"name": "x", "arguments": {}}]}}
         (golden / "trip-01.json").write_text(json.dumps(other), encoding="utf-8")
+    elif setup == "missing":  # named as typed, from the repository root
+        monkeypatch.chdir(root)
+        args[1] = "packs/trips/golden/trip-09.json"
+    elif setup == "directory":
+        monkeypatch.chdir(root)
+        (golden / "sub").mkdir()
+        args[1] = "packs/trips/golden/sub"
+    elif setup == "stale":
+        record(root / "packs/trips", "trip-01", {"messages": [{"role": "user", "content": "?"}]})
     else:
         contract.write_text("- not a mapping\n", encoding="utf-8")
     extra = ["--merge"] if setup == "broken_contract" else []
@@ -199,6 +230,18 @@ def test_infer_refuses_with_one_line(
     assert (code, message in err, err.count("\n")) == (2, True, 1), err
     if setup in ("exists", "broken_contract"):
         assert contract.read_text(encoding="utf-8") != ""  # left as it was
+
+
+def test_one_recording_named_twice_is_one_sample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo(tmp_path, 1)
+    [path] = recordings(root, 1)
+    spellings = [path, path.replace("/golden/", "/golden/../golden/"), "./" + os.path.relpath(path)]
+    contract = root / "packs/trips/contracts/trip.yaml"
+    assert main(["infer", *spellings, "-o", str(contract), "--root", str(root)]) == 0
+    assert "from 1 recording (confidence low)" in capsys.readouterr().err
+    assert contract.read_text(encoding="utf-8").count("- id: ") == 1
 
 
 def test_no_pack_above_the_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,19 +28,31 @@ def find_pack_file(contract: Path) -> Path:
 
 def read_samples(pack: Pack, paths: Sequence[str]) -> list[Sample]:
     """One sample a fixture, its response taken as `run` takes it (sidecar recording first)."""
-    return [_sample(pack, path) for path in dict.fromkeys(paths)]
+    refs: dict[str, str] = {}
+    for path in paths:  # one fixture, however it is spelt, is one sample
+        refs.setdefault(_ref(pack, path), path)
+    return [_sample(pack, ref, path) for ref, path in refs.items()]
 
 
-def _sample(pack: Pack, path: str) -> Sample:
-    ref = os.path.relpath(os.path.abspath(path), pack.golden_dir)
+def _ref(pack: Pack, path: str) -> str:
+    """The fixture's path in the golden directory, as an input_ref names it."""
+    ref = os.path.relpath(os.path.realpath(path), os.path.realpath(pack.golden_dir))
     golden = shown_path(pack.golden_dir, pack.root)
     if ref.startswith(os.pardir) or os.path.isabs(ref):
         message = f"not in the pack's golden directory {golden}: golden cases name fixtures there"
         raise ReplayGateError(f"{path}: {message}")
-    ref = ref.replace(os.sep, "/")
-    loaded = load_input(pack, ref, file=path, line=None)
+    return ref.replace(os.sep, "/")
+
+
+def _sample(pack: Pack, ref: str, path: str) -> Sample:
+    loaded = load_input(pack, ref, file=path, line=0)  # line 0: every problem names its file
     if isinstance(loaded, str):
         raise ReplayGateError(loaded)
+    if loaded.stale is not None:  # learning from it would write a contract for another request
+        raise ReplayGateError(
+            f"{path}: {loaded.looked_in} answers an older request ({loaded.stale}); "
+            "refresh it (replaygate record --mode refresh) or leave it out"
+        )
     if loaded.response is None:
         raise ReplayGateError(
             f"{path}: no recorded response (and no recording at {loaded.looked_in})"
