@@ -274,6 +274,38 @@ def test_merge_refuses_to_change_a_hand_written_value(monkeypatch: pytest.Monkey
         merge(HAND_WRITTEN, inferred, [("a", "a.json")], shown="c.yaml")
 
 
+def test_merge_puts_a_call_where_the_recordings_make_it_under_strict_order(
+    tmp_path: Path,
+) -> None:
+    root = make_repo(tmp_path, 3)
+    contract = root / "packs/trips/contracts/trip.yaml"
+    contract.write_text(HAND_WRITTEN.replace("call\n", "call\ntool_order: strict\n", 1))
+    assert infer_cli(root, 3, "trip.yaml", "--merge") == 0
+    text = contract.read_text(encoding="utf-8")
+    assert text.index("- name: search") < text.index("- name: book   # the booking")
+    assert [c["status"] for c in run_packs(root, tmp_path)["cases"]] == ["passed"] * 3
+
+
+def test_merge_refuses_a_call_with_no_one_place_under_strict_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo(tmp_path, 2)
+    reordered = {"response": {"success": True, "tool_calls": calls(1)[::-1]}}
+    (root / "packs/trips/golden/trip-01.json").write_text(json.dumps(reordered))
+    contract = root / "packs/trips/contracts/trip.yaml"
+    hand_written = HAND_WRITTEN.replace("name: book", "name: lookup")
+    contract.write_text(hand_written.replace("call\n", "call\ntool_order: strict\n", 1))
+    assert infer_cli(root, 2, "trip.yaml", "--merge") == 2
+    assert capsys.readouterr().err == (
+        "replaygate: packs/trips/contracts/trip.yaml:3: tool_order is strict, but the "
+        "recordings make their calls in different orders: there is no one place to add a "
+        "call (add it by hand)\n"
+    )
+    assert contract.read_text(encoding="utf-8") == hand_written.replace(
+        "call\n", "call\ntool_order: strict\n", 1
+    )
+
+
 def test_merge_fills_a_list_left_empty(tmp_path: Path) -> None:
     root = make_repo(tmp_path, 2)
     contract = root / "packs/trips/contracts/trip.yaml"

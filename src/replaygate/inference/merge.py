@@ -28,7 +28,7 @@ def merge(text: str, inferred: Inferred, cases: Sequence[GoldenCase], *, shown: 
     fixtures no case names. Unchanged when nothing is missing.
     """
     doc = yaml_io().load(text)
-    added = _add_calls(doc, inferred.calls) + _add_cases(doc, cases)
+    added = _add_calls(doc, inferred, shown) + _add_cases(doc, cases)
     if not added:
         return text
     merged = dump(doc)
@@ -44,16 +44,29 @@ def merge(text: str, inferred: Inferred, cases: Sequence[GoldenCase], *, shown: 
     return merged
 
 
-def _add_calls(doc: Any, calls: Sequence[CallRule]) -> int:
+def _add_calls(doc: Any, inferred: Inferred, shown: str) -> int:
+    """Inferred calls into the hand-written list: into the entry of the same tool and rank,
+    else a new entry; under `tool_order: strict`, placed where the recordings make the call."""
     written = _section(doc, "expected_tool_calls")
+    ranked = _ranked(inferred.calls)
+    entries = [_entry(written, call.name, rank) for rank, call in ranked]
+    ordered = doc.get("tool_order") == "strict"
+    if ordered and None in entries and not _order_known(inferred):
+        line = doc.lc.key("tool_order")[0] + 1
+        raise PackError(
+            shown,
+            line,
+            "tool_order is strict, but the recordings make their calls in different orders: "
+            "there is no one place to add a call (add it by hand)",
+        )
     added = 0
-    for rank, call in _ranked(calls):
-        mine = [c for c in written if isinstance(c, Mapping) and c.get("name") == call.name]
-        if len(mine) <= rank:
-            written.append(call_node(call.name, call.rules))
+    for index, ((_, call), entry) in enumerate(zip(ranked, entries, strict=True)):
+        if entry is None:
+            later = next((e for e in entries[index + 1 :] if e is not None), None)
+            at = len(written) if later is None or not ordered else _index(written, later)
+            written.insert(at, call_node(call.name, call.rules))
             added += 1
             continue
-        entry = mine[rank]
         covered = {_path_key(a.get("path")) for a in entry.get("argument_invariants") or ()}
         missing = [rule for rule in call.rules if _path_key(rule.path) not in covered]
         if missing:
@@ -61,6 +74,21 @@ def _add_calls(doc: Any, calls: Sequence[CallRule]) -> int:
             invariants.extend(assertion_node(rule) for rule in missing)
             added += len(missing)
     return added
+
+
+def _entry(written: Sequence[Any], name: str, rank: int) -> Any:
+    """The hand-written expected call that is the ``rank``-th (from 0) of tool ``name``."""
+    mine = [c for c in written if isinstance(c, Mapping) and c.get("name") == name]
+    return mine[rank] if rank < len(mine) else None
+
+
+def _index(written: Sequence[Any], entry: Any) -> int:
+    return next(i for i, item in enumerate(written) if item is entry)
+
+
+def _order_known(inferred: Inferred) -> bool:
+    """Whether every recording makes the inferred calls in the one order they are listed in."""
+    return inferred.strict_order or inferred.samples == 1 or len(inferred.calls) == 1
 
 
 def _add_cases(doc: Any, cases: Sequence[GoldenCase]) -> int:
@@ -123,10 +151,9 @@ def _keeps(merged: Any, original: Any) -> bool:
         return isinstance(merged, dict) and all(
             key in merged and _keeps(merged[key], value) for key, value in original.items()
         )
-    if isinstance(original, list):
-        return (
-            isinstance(merged, list)
-            and len(merged) >= len(original)
-            and all(_keeps(m, o) for m, o in zip(merged, original, strict=False))
+    if isinstance(original, list):  # each item kept, in order; added ones may sit between
+        remaining = iter(merged) if isinstance(merged, list) else iter(())
+        return isinstance(merged, list) and all(
+            any(_keeps(m, o) for m in remaining) for o in original
         )
     return type(merged) is type(original) and merged == original
