@@ -191,6 +191,12 @@ def test_inferring_twice_gives_the_same_file(
         ("missing", "packs/trips/golden/trip-09.json: file not found"),
         ("directory", "packs/trips/golden/sub: not a regular file (a directory)"),
         ("stale", "trip-01.json: packs/trips/recordings/trip-01.recording.json answers an older"),
+        ("elsewhere", "trip.yaml: outside the pack's contracts folder packs/trips/contracts"),
+        (
+            "nested",
+            "sub/trip.yaml: `run` reads the *.yaml and *.yml files directly in packs/trips/",
+        ),
+        ("suffix", "trip.txt: `run` reads the *.yaml and *.yml files directly in packs/trips/"),
     ],
 )
 def test_infer_refuses_with_one_line(
@@ -213,6 +219,12 @@ def test_infer_refuses_with_one_line(
     elif setup == "no_common_call":
         other = {"response": {"success": True, "tool_calls": [{"name": "x", "arguments": {}}]}}
         (golden / "trip-01.json").write_text(json.dumps(other), encoding="utf-8")
+    elif setup in ("elsewhere", "nested", "suffix"):
+        contract = {
+            "elsewhere": golden.parent / "trip.yaml",
+            "nested": contract.parent / "sub" / "trip.yaml",
+            "suffix": contract.with_suffix(".txt"),
+        }[setup]
     elif setup == "missing":  # named as typed, from the repository root
         monkeypatch.chdir(root)
         args[1] = "packs/trips/golden/trip-09.json"
@@ -303,6 +315,19 @@ def test_merge_refuses_a_call_with_no_one_place_under_strict_order(
     )
     assert contract.read_text(encoding="utf-8") == hand_written.replace(
         "call\n", "call\ntool_order: strict\n", 1
+    )
+
+
+def test_a_contract_pack_yaml_does_not_list_gets_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo(tmp_path, 1)
+    (root / "packs/trips/pack.yaml").write_text('pack_id: "trips"\ncontracts: [other.yaml]\n')
+    (root / "packs/trips/contracts/other.yaml").write_text(HAND_WRITTEN)
+    assert infer_cli(root, 1) == 0
+    assert capsys.readouterr().err.startswith(
+        "replaygate: note: pack.yaml `contracts` does not list 'trip.yaml': add it, or `run` "
+        "will not read it\n"
     )
 
 

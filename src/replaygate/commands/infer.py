@@ -43,7 +43,12 @@ def add_parser(sub: Any) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from replaygate.inference.learn import infer, tier
-    from replaygate.inference.samples import find_pack_file, golden_cases, read_samples
+    from replaygate.inference.samples import (
+        find_pack_file,
+        golden_cases,
+        read_samples,
+        where_run_reads,
+    )
     from replaygate.loading.pack import load_pack
     from replaygate.loading.roots import root_for
 
@@ -54,6 +59,7 @@ def main(args: argparse.Namespace) -> int:
     pack, problems, _ = load_pack(pack_file.absolute(), root, datetime.now(UTC))
     if pack is None:
         raise ReplayGateError(str(problems[-1]))
+    where_run_reads(output, pack)
     samples = read_samples(pack, args.recordings)
     inferred = infer(samples)
     action = _write(output, pack, inferred, golden_cases(samples), merge=args.merge)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from replaygate.inference.write import GoldenCase
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixtures import load_input
 from replaygate.loading.pack import Pack
-from replaygate.loading.targets import PACK_FILE
+from replaygate.loading.targets import CONTRACT_SUFFIXES, PACK_FILE
 
 
 def find_pack_file(contract: Path) -> Path:
@@ -24,6 +25,34 @@ def find_pack_file(contract: Path) -> Path:
     raise ReplayGateError(
         f"no {PACK_FILE} above {contract}: write the contract into a pack's contracts folder"
     )
+
+
+def where_run_reads(contract: Path, pack: Pack) -> None:
+    """Refuse a contract `run` would never read: outside the pack's contracts folder, or (when
+    pack.yaml lists no `contracts`) not a *.yaml or *.yml file directly in it. A contract
+    pack.yaml's list leaves out gets a note."""
+    if pack.contracts_dir is None:
+        return
+    folder = pack.contracts_dir.resolve()
+    target = contract.parent.resolve() / contract.name
+    shown = shown_path(pack.contracts_dir, pack.root)
+    if not target.is_relative_to(folder):
+        raise ReplayGateError(
+            f"{contract}: outside the pack's contracts folder {shown}, where `run` reads contracts"
+        )
+    name = target.relative_to(folder).as_posix()
+    if pack.contract_list is None:
+        if target.parent != folder or target.suffix not in CONTRACT_SUFFIXES:
+            raise ReplayGateError(
+                f"{contract}: `run` reads the *.yaml and *.yml files directly in {shown} "
+                "(or those pack.yaml `contracts` lists): write it there"
+            )
+    elif not any((folder / listed).resolve() == target for listed in pack.contract_list):
+        print(
+            f"replaygate: note: pack.yaml `contracts` does not list {name!r}: add it, "
+            "or `run` will not read it",
+            file=sys.stderr,
+        )
 
 
 def read_samples(pack: Pack, paths: Sequence[str]) -> list[Sample]:

@@ -41,6 +41,8 @@ class Pack:
     default_model: str | None = None
     max_age_days: int = 90  # recordings older than this get a warning
     redact: tuple[str, ...] = ()  # JSONPaths into recorded responses
+    contracts_dir: Path | None = None  # where `run` reads contracts (None: not a ReplayCI pack)
+    contract_list: tuple[str, ...] | None = None  # pack.yaml `contracts` (None: the folder's)
 
     @property
     def summary(self) -> PackSummary:
@@ -250,6 +252,8 @@ def load_pack(
         model.default_model,
         model.recordings.max_age_days if model.recordings else 90,
         tuple(model.redact or ()),
+        layout.contracts_dir,
+        None if model.contracts is None else tuple(model.contracts),
     )
     problems += allowlist.problems + selection.unmatched(loaded, chosen, shown, root.path)
     warnings = list(allowlist.warnings)
