@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.assertions.assertion import Assertion, compile_assertion
+from replaygate.assertions.values import suggestion
 from replaygate.errors import PackError
 from replaygate.loading import files, json_reader, yaml_reader
 from replaygate.loading.contract import Contract, GoldenCase
@@ -32,7 +33,16 @@ _FRONT = re.compile(r"\A---[ \t]*\n(.*?)^---[ \t]*$\n?", re.DOTALL | re.MULTILIN
 _UNSUPPORTED = {
     "outputSchema": "outputSchema (JSON Schema of the output) is not supported",
     "operators": "custom operators are not supported: they are JavaScript",
+    "unassignedWeight": "unassignedWeight is not supported: unweighted parts share what is left, "
+    "or 0.1",
 }
+# AITestFixture's keys (and the front matter's script/scripts); run-time ones are ignored.
+_CASE_KEYS = (
+    "title", "input", "output", "outputSchema", "script", "scripts", "tools", "toolTester",
+    "expect", "strict", "checkSchema", "disableHeuristicSchema", "operators",
+    "allowOperatorOverride", "scoring", "maxScore", "passScore", "unassignedWeight", "only",
+    "skip", "not",
+)  # fmt: skip
 _EXPECT_KEYS = ("output", "messages", "tools")
 _TOOL_CALLS = "$[*].tools[*]"  # every tool call of every message, in order
 
@@ -112,6 +122,11 @@ def _merge(front: Mapping[str, Any], case: Mapping[str, Any], file: str) -> Yaml
         for key, value in source.items():
             merged[key] = value
             merged.key_lines[key] = getattr(source, "key_lines", {}).get(key, merged.line)
+    for key in merged:
+        if key not in _CASE_KEYS:
+            hint = suggestion(key, _CASE_KEYS)
+            message = f"unknown key {key!r}{hint}; template variables are not supported"
+            raise PackError(file, merged.key_lines[key], message)
     for key, message in _UNSUPPORTED.items():
         if key in merged and not (key == "outputSchema" and merged.get("checkSchema") is False):
             raise PackError(file, merged.key_lines[key], message)
