@@ -162,6 +162,26 @@ each:
     ]  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("path", "nested", "where"),
+    [
+        ("$.tool_calls[*].name", "{not: {equals: lookup}}", "$.tool_calls[1].name"),
+        (
+            "$.tool_calls[*]",
+            "{path: $.arguments.limit, lte: 10}",
+            "$.tool_calls[1].arguments.limit",
+        ),
+        ("$..arguments", "{path: $.q, equals: flights}", "$.tool_calls[1].arguments.q"),
+        ("$.tool_calls[*].arguments['q']", "{equals: flights}", "$.tool_calls[1].arguments.q"),
+    ],
+)
+def test_each_on_a_collection_path_names_the_item_by_its_own_path(
+    path: str, nested: str, where: str
+) -> None:
+    [found] = misses(f"path: {path}\neach: {nested}\n")
+    assert found[3] == where
+
+
 def test_each_needs_an_array() -> None:
     assert misses("path: $.severity\neach: {type: string}\n") == [
         ("a[0]:each", 2, "value", "$.severity", "'P3' is not an array")

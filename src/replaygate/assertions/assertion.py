@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -187,8 +188,30 @@ def evaluate_assertion(assertion: Assertion, document: Any, env: Env) -> list[Mi
     for check in assertion.checks:
         op = OPERATORS[check.operator]
         if matches or not assertion.optional:  # exists never comes with optional
-            found.extend(_evaluate_check(assertion, check, op, matches, env))
+            more = _evaluate_check(assertion, check, op, matches, env)
+            if op.sees is Sees.COLLECTION and op.nested and assertion.path.is_collection:
+                more = _own_paths(assertion, more, document)
+            found.extend(more)
     return found
+
+
+def _own_paths(assertion: Assertion, found: list[Mismatch], document: Any) -> list[Mismatch]:
+    """An item of the matches, ``$.calls[*].name[1]``, by its own path: ``$.calls[1].name``."""
+    outer = assertion.path.text
+    if not any(m.path.startswith(outer + "[") for m in found):
+        return found
+    located = assertion.path.located(document)
+    return [replace(m, path=_item_path(m.path, outer, located)) for m in found]
+
+
+def _item_path(path: str, outer: str, located: list[str | None]) -> str:
+    """``<outer>[i]<rest>`` (the i-th match of a collection path) as the match's own path."""
+    match = re.fullmatch(r"\[(\d+)\](.*)", path[len(outer) :], re.DOTALL)
+    if not path.startswith(outer) or match is None:
+        return path
+    index = int(match.group(1))
+    own = located[index] if index < len(located) else None
+    return path if own is None else own + match.group(2)
 
 
 def _evaluate_check(

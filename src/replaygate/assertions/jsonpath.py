@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -54,6 +55,32 @@ class CompiledPath:
         if len(found) > MAX_MATCHES:
             raise PathTooBroad(f"path matched more than {MAX_MATCHES} values")
         return [unwrap(value) for value in found]
+
+    def located(self, doc: Any) -> list[str | None]:
+        """The path of each value ``find`` returns, with indexes and names in place of
+        wildcards (``$.tool_calls[1].name``); None where it cannot be written."""
+        if self.steps is not None:
+            return [self.text] if _walk(doc, self.steps) else []
+        return [_written(datum.full_path, "$") for datum in self.expr.find(doc)]
+
+
+def _written(node: Any, prefix: str) -> str | None:
+    """A jsonpath-ng match path (fields and single indexes) as a JSONPath."""
+    from jsonpath_ng import Child, Fields, Index, Root, This
+
+    if isinstance(node, Child):
+        left = _written(node.left, prefix)
+        return None if left is None else _written(node.right, left)
+    if isinstance(node, Root | This):
+        return prefix
+    if isinstance(node, Fields) and len(node.fields) == 1:
+        name = node.fields[0]
+        plain = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and name not in _RESERVED
+        return prefix + (f".{name}" if plain else f"[{json.dumps(name)}]")
+    indices = getattr(node, "indices", None) or (getattr(node, "index", None),)
+    if isinstance(node, Index) and len(indices) == 1 and isinstance(indices[0], int):
+        return f"{prefix}[{indices[0]}]"
+    return None
 
 
 def _walk(doc: Any, steps: tuple[Step, ...]) -> list[Any]:
