@@ -64,6 +64,20 @@ def test_a_regex_literal_is_a_regex_with_its_flags(tmp_path: Path) -> None:
     assert message == "'Ada is user 7' does not match '(?i)^user 7 IS'"
 
 
+def test_a_string_with_an_unescaped_slash_inside_is_text(tmp_path: Path) -> None:
+    """@isdk reads "/usr/bin/" as the regex /usr\\/bin/, which "usr/bin" would pass."""
+    expect = "    output: /usr/bin/\n"
+    assert verdict(one_case(tmp_path, expect, output="run /usr/bin/env"))[0] == "passed"
+    _, [(_, message)] = verdict(one_case(tmp_path, expect, output="usr/bin"))
+    assert message == "'usr/bin' does not contain '/usr/bin/'"
+
+
+def test_a_regex_literal_needs_a_string(tmp_path: Path) -> None:
+    """@isdk tests JSON.stringify(42); replaygate does not (docs/isdk.md)."""
+    _, [(_, message)] = verdict(one_case(tmp_path, "    output: /^4\\d$/\n", output=42))
+    assert message == "42 is not a string"
+
+
 def test_a_wrong_tool_with_matching_arguments_fails(tmp_path: Path) -> None:
     """@isdk's OR in $contains leaks into the object's keys: any matching key passed."""
     expect = "    tools:\n      - name: get_user\n        args: {id: 7}\n"
