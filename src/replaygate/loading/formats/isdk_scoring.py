@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,11 @@ def scoring(case: YamlMap, units: Sequence[Unit], file: str) -> Scoring:
     if enabled not in (True, False, "auto"):
         raise _refuse(case, "scoring", "scoring must be true, false or 'auto'", file)
     pass_score = _number(case, "passScore", max_score, file)
+    if pass_score > max_score:
+        message = (
+            f"passScore ({pass_score:g}) is above maxScore ({max_score:g}): no case could pass"
+        )
+        raise _refuse(case, "passScore", message, file)
     blocks: dict[str, list[Unit]] = {}
     for unit in units:
         blocks.setdefault(unit.assertion.locator.split(".")[0], []).append(unit)
@@ -74,7 +80,7 @@ def _score(unit: Unit, file: str) -> float | None:
         value = value.get("value")
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+    if not _finite(value) or value < 0:
         line = unit.assertion.line
         raise PackError(
             file,
@@ -121,9 +127,13 @@ def _metadata(value: Any, name: str) -> Any:
 
 def _number(case: YamlMap, key: str, default: float, file: str) -> float:
     value = case.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+    if not _finite(value) or value <= 0:
         raise _refuse(case, key, f"{key} must be a number above 0, got {value!r}", file)
     return float(value)
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _refuse(case: YamlMap, key: str, message: str, file: str) -> PackError:
