@@ -86,7 +86,10 @@ def run_packs(root: Path, tmp_path: Path) -> dict[str, Any]:
     ("count", "level", "header"),
     [
         (1, "low", "from 1 recording: confidence low (fewer than 5 samples"),
+        (4, "low", "from 4 recordings: confidence low (fewer than 5 samples"),
         (5, "medium", "from 5 recordings: confidence medium (5 to 9 samples"),
+        (9, "medium", "from 9 recordings: confidence medium (5 to 9 samples"),
+        (10, "high", "from 10 recordings: confidence high (10 or more samples)"),
         (12, "high", "from 12 recordings: confidence high (10 or more samples)"),
     ],
 )
@@ -169,7 +172,10 @@ def test_inferring_twice_gives_the_same_file(
     infer_cli(root, 5, "b.yaml")
     first = (root / "packs/trips/contracts/a.yaml").read_bytes()
     assert first == (root / "packs/trips/contracts/b.yaml").read_bytes()
+    before = (root / "packs/trips/contracts/a.yaml").stat()
     assert infer_cli(root, 5, "a.yaml", "--merge") == 0
+    after = (root / "packs/trips/contracts/a.yaml").stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # untouched
     assert (root / "packs/trips/contracts/a.yaml").read_bytes() == first
     assert "nothing to add to" in capsys.readouterr().err
     contract = root / "packs/trips/contracts/c.yaml"
@@ -329,6 +335,18 @@ def test_a_contract_pack_yaml_does_not_list_gets_a_note(
         "replaygate: note: pack.yaml `contracts` does not list 'trip.yaml': add it, or `run` "
         "will not read it\n"
     )
+
+
+def test_merge_makes_a_taken_case_id_unique(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, 2)
+    contract = root / "packs/trips/contracts/trip.yaml"
+    contract.write_text(HAND_WRITTEN.replace("id: first", "id: trip-01"), encoding="utf-8")
+    assert infer_cli(root, 2, "trip.yaml", "--merge") == 0
+    text = contract.read_text(encoding="utf-8")
+    assert re.findall(r"- id: (\S+)\n    input_ref: (\S+)", text) == [
+        ("trip-01", "trip-00.json"),
+        ("trip-01-2", "trip-01.json"),
+    ]
 
 
 def test_merge_fills_a_list_left_empty(tmp_path: Path) -> None:
