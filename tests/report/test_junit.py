@@ -11,17 +11,23 @@ import pytest
 import xmlschema
 
 from replaygate.report.escape import xml_safe
-from replaygate.report.junit import PROBLEMS_SUITE, classname, render_junit
+from replaygate.report.junit import PROBLEMS_SUITE, JunitFamily, classname, render_junit
 from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
+# Jenkins xunit-plugin's junit-10.xsd as upstream has it (tests/data/README.md says where from).
 XSD = xmlschema.XMLSchema(Path(__file__).parents[1] / "data" / "junit-10.xsd")
 
 
 def parse(result: RunResult) -> ET.Element:
+    """The default report, checked against the upstream schema."""
     text = render_junit(result)
     assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n')
     XSD.validate(text)
     return ET.fromstring(text.encode("utf-8"))
+
+
+def parse_xunit1(result: RunResult) -> ET.Element:
+    return ET.fromstring(render_junit(result, family=JunitFamily.XUNIT1).encode("utf-8"))
 
 
 def find_case(root: ET.Element, name: str) -> ET.Element:
@@ -43,11 +49,46 @@ def test_one_suite_per_contract_and_problems_last(mixed: RunResult) -> None:
 
 def test_testcase_attributes(mixed: RunResult) -> None:
     case = find_case(parse(mixed), "rainy")
-    assert case.attrib == {
-        "name": "rainy", "classname": "demo.weather", "time": "0.001000",
+    assert case.attrib == {"name": "rainy", "classname": "demo.weather", "time": "0.001"}
+    assert find_case(parse(mixed), "nr").get("classname") == "other.sub.order"
+
+
+def test_xunit1_testcases_carry_the_file_and_line_that_pr_annotators_read(
+    mixed: RunResult,
+) -> None:
+    # publish-unit-test-result-action reads testcase file and line; action-junit-report
+    # reads testcase file and line before it falls back to the testsuite's file.
+    root = parse_xunit1(mixed)
+    assert find_case(root, "rainy").attrib == {
+        "name": "rainy", "classname": "demo.weather", "time": "0.001",
         "file": "packs/demo/contracts/weather.yaml", "line": "40",
     }  # fmt: skip
-    assert find_case(parse(mixed), "nr").get("classname") == "other.sub.order"
+    assert all(case.get("file") and case.get("line") for case in root.iter("testcase"))
+
+
+def test_xunit1_is_what_the_upstream_schema_refuses(mixed: RunResult) -> None:
+    assert not XSD.is_valid(render_junit(mixed, family=JunitFamily.XUNIT1))
+
+
+def test_default_keeps_the_suite_file_for_annotators_and_no_disabled_counts(
+    mixed: RunResult,
+) -> None:
+    root = parse(mixed)
+    assert all("disabled" not in element.attrib for element in root.iter())
+    assert all(case.get("file") is None for case in root.iter("testcase"))
+    assert root[0].get("file") == "packs/demo/contracts/weather.yaml"
+
+
+def test_every_time_is_whole_milliseconds_without_float_artefacts(
+    make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+) -> None:
+    durations = [0.0034000000000000002, 0.0, 0.0001, 0.1 + 0.2]
+    cases = [make_case(case_id=str(n), duration_s=d) for n, d in enumerate(durations)]
+    root = parse(make_run(*cases))
+    assert [case.get("time") for case in root.iter("testcase")] == [
+        "0.003", "0.000", "0.000", "0.300",
+    ]  # fmt: skip
+    assert root[0].get("time") == root.get("time") == "0.303"
 
 
 @pytest.mark.parametrize(
@@ -124,7 +165,10 @@ def test_problems_become_errored_testcases(make_run: Callable[..., RunResult]) -
     assert suite is not None and suite.get("name") == PROBLEMS_SUITE
     cases = suite.findall("testcase")
     assert [case.get("name") for case in cases] == ["packs/a/pack.yaml:4", "packs/b"]
-    assert cases[0].get("line") == "4" and cases[1].get("line") is None
+    located = parse_xunit1(make_run(problems=problems)).iter("testcase")
+    assert [(case.get("file"), case.get("line")) for case in located] == [
+        ("packs/a/pack.yaml", "4"), ("packs/b", None),
+    ]  # fmt: skip
     messages = [error.get("message") for error in suite.iter("error")]
     assert messages == ["bad key", "no pack"]
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable
+from enum import StrEnum
 from typing import Any
 
 import junit_xml
@@ -23,20 +25,44 @@ _DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n'
 _MESSAGE_LIMIT = 1000  # characters of an attribute
 _VALUE_LIMIT = 2000  # characters of one expected or actual value
 _FAILURE_LIMIT = 50  # failures listed in one testcase's text
+_COUNTS = ("tests", "failures", "errors")
 
 
-def render_junit(result: RunResult) -> str:
+class JunitFamily(StrEnum):
+    """Which JUnit dialect to write, named as pytest's ``junit_family`` names them."""
+
+    XUNIT2 = "xunit2"  # valid against Jenkins' junit-10.xsd
+    XUNIT1 = "xunit1"  # adds testcase file and line, which PR annotators read
+
+
+def render_junit(result: RunResult, *, family: JunitFamily = JunitFamily.XUNIT2) -> str:
     """The whole report; every untrusted string passes through ``xml_safe`` first.
 
-    junit-xml deletes some characters XML cannot carry and writes lone
+    junit-xml builds the elements; every ``time`` is written here, in whole
+    milliseconds, and the counts junit-10.xsd does not define (``disabled``) are
+    left out. junit-xml deletes some characters XML cannot carry and writes lone
     surrogates as character references that no parser accepts, so it never
-    sees one. Its output is ASCII (other characters become references).
+    sees one. The output is ASCII (other characters become references).
     """
-    suites = [_suite(cases) for cases in _by_contract(result.cases)]
+    located = family is JunitFamily.XUNIT1
+    suites = [_suite(cases, located) for cases in _by_contract(result.cases)]
     if result.problems:
-        suites.append(_problems_suite(result.problems))
-    body: str = junit_xml.to_xml_report_string(suites, prettyprint=False)
-    return _DECLARATION + body + "\n"
+        suites.append(_problems_suite(result.problems, located))
+    root = ET.Element("testsuites")
+    root.extend(_suite_element(suite) for suite in suites)
+    for count in _COUNTS:
+        root.set(count, str(sum(int(suite.get(count, 0)) for suite in root)))
+    root.set("time", _seconds(sum(_milliseconds(suite) for suite in root)))
+    return _DECLARATION + ET.tostring(root).decode("ascii") + "\n"
+
+
+def _suite_element(suite: Any) -> ET.Element:
+    element: ET.Element = suite.build_xml_doc()
+    element.attrib.pop("disabled", None)
+    for testcase, case in zip(element.iter("testcase"), suite.test_cases, strict=True):
+        testcase.set("time", _seconds(round(case.elapsed_sec * 1000)))
+    element.set("time", _seconds(sum(_milliseconds(tc) for tc in element.iter("testcase"))))
+    return element
 
 
 def _by_contract(cases: Iterable[CaseResult]) -> list[list[CaseResult]]:
@@ -46,22 +72,22 @@ def _by_contract(cases: Iterable[CaseResult]) -> list[list[CaseResult]]:
     return list(groups.values())
 
 
-def _suite(cases: list[CaseResult]) -> Any:
+def _suite(cases: list[CaseResult], located: bool) -> Any:
     first = cases[0]
     return junit_xml.TestSuite(
         _safe(f"{first.pack}/{first.contract}"),
-        [_testcase(case) for case in cases],
+        [_testcase(case, located) for case in cases],
         file=_safe(first.contract_file),
     )
 
 
-def _testcase(case: CaseResult) -> Any:
+def _testcase(case: CaseResult, located: bool) -> Any:
     testcase = junit_xml.TestCase(
         _safe(case.case_id),
         classname=_safe(classname(case.pack, case.contract)),
-        elapsed_sec=_seconds(case.duration_s),
-        file=_safe(case.contract_file),
-        line=case.line,
+        elapsed_sec=case.duration_s,
+        file=_safe(case.contract_file) if located else None,
+        line=case.line if located else None,
         stdout=_assertions(case),
     )
     if case.status is Status.FAILED and case.known:
@@ -112,24 +138,28 @@ def _assertions(case: CaseResult) -> str | None:
     return xml_safe(truncate("\n".join(lines), _VALUE_LIMIT * 5))
 
 
-def _problems_suite(problems: Iterable[Problem]) -> Any:
+def _problems_suite(problems: Iterable[Problem], located: bool) -> Any:
     testcases = []
     for problem in problems:
         testcase = junit_xml.TestCase(
             _safe(where(problem.file, problem.line)),
             classname=PROBLEMS_SUITE,
-            file=_safe(problem.file),
-            line=problem.line,
+            elapsed_sec=0.0,
+            file=_safe(problem.file) if located else None,
+            line=problem.line if located else None,
         )
         testcase.add_error_info(message=_safe(problem.message), error_type="problem")
         testcases.append(testcase)
     return junit_xml.TestSuite(PROBLEMS_SUITE, testcases)
 
 
-def _seconds(duration: float) -> float:
-    # Whole tenths of milliseconds: junit-xml writes sums with str(), and a float
-    # below 1e-4 would come out as "1e-05", which the Surefire time pattern rejects.
-    return round(duration, 4)
+def _milliseconds(element: ET.Element) -> int:
+    return round(float(element.get("time", "0")) * 1000)
+
+
+def _seconds(milliseconds: int) -> str:
+    """Seconds with exactly three decimals: sums of whole milliseconds have no float error."""
+    return f"{milliseconds // 1000}.{milliseconds % 1000:03d}"
 
 
 def _safe(text: str) -> str:
