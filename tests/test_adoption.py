@@ -195,7 +195,7 @@ def test_a_team_adopts_replaygate_from_the_root_a_subfolder_and_outside(tmp_path
         assert (done.returncode, done.stderr) == (0, root_line), (name, done.stdout, done.stderr)
         if name != "validate":
             assert done.stdout.startswith("3 passed, 0 failed, 0 errors, 0 skipped in "), name
-    assert runs["validate"].stdout == "1 packs, 2 contracts, 3 cases, 0 problems\n"
+    assert runs["validate"].stdout == "1 pack, 2 contracts, 3 cases, 0 problems\n"
 
 
 PACK = "packs/my-pack"

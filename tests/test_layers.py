@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("replaygate.cli",),  # the thin main
 )
 RELATIVE = "<relative>"
-SHARED_COMMAND_MODULES = {"replaygate.commands.options"}
+SHARED_COMMAND_MODULES = {"replaygate.commands.options", "replaygate.commands.output"}
 
 
 def layer_of(module: str) -> int:

@@ -3,27 +3,105 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import platform
+import re
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from replaygate import __version__
-from replaygate.errors import EXIT_BUG, ReplayGateError
+from replaygate.errors import EXIT_BUG, ReplayGateError, UsageError
 
 COMMANDS = ("run", "validate", "merge", "baseline", "infer", "hash", "record")
+
+DESCRIPTION = """\
+Check recorded LLM tool calls against the YAML contracts of ReplayCI packs,
+offline: every golden case's recorded response is judged against its contract,
+and each failure is reported on the contract line that made it.
+
+examples:
+  replaygate run                          every pack under packs/
+  replaygate run packs/my-pack -v         one pack, every case with its time
+  replaygate run --junit junit.xml --json results.json
+  replaygate validate                     load everything, evaluate nothing
+"""
+
+EPILOG = """\
+exit codes:
+  0    every case passed or was skipped
+  1    a case failed or errored
+  2    no pack was found, or a pack, contract, fixture or results file could not be loaded
+  3    internal error: a bug in replaygate
+  4    usage error: an unknown command or option, or a bad option value
+  130  cancelled
+
+Run `replaygate COMMAND --help` for a command's options.
+"""
+
+
+def _command_choice(match: re.Match[str]) -> str:
+    given = match["value"].strip("'\"")
+    close = difflib.get_close_matches(given, COMMANDS, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown command {given!r}{hint}; choose one of {', '.join(COMMANDS)}"
+
+
+# argparse's messages, said in our words; anything else keeps its text.
+_MESSAGES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    (
+        re.compile(r"the following arguments are required: COMMAND"),
+        lambda m: f"no command given; choose one of {', '.join(COMMANDS)}",
+    ),
+    (re.compile(r"argument COMMAND: invalid choice: (?P<value>\S+).*"), _command_choice),
+    (
+        re.compile(r"the following arguments are required: (?P<names>.+)"),
+        lambda m: f"missing {m['names']}",
+    ),
+    (
+        re.compile(r"unrecognized arguments: (?P<args>.+)"),
+        lambda m: f"unknown argument{'s' if ' ' in m['args'] else ''}: {m['args']}",
+    ),
+    (
+        re.compile(r"argument (?P<name>\S+): not allowed with argument (?P<other>\S+)"),
+        lambda m: f"{m['name']} cannot be used with {m['other']}",
+    ),
+    (
+        re.compile(r"argument (?P<name>\S+): expected one argument"),
+        lambda m: f"{m['name']} needs a value",
+    ),
+    (
+        re.compile(r"argument (?P<name>\S+): (?P<message>.+)"),
+        lambda m: f"{m['name']}: {m['message']}",
+    ),
+)
+
+
+def _our_words(message: str) -> str:
+    for pattern, say in _MESSAGES:
+        match = pattern.fullmatch(message)
+        if match:
+            return say(match)
+    return message
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise ReplayGateError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: {_our_words(message)}", usage=self.format_usage())
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="replaygate", description=__doc__)
+    parser = _Parser(
+        prog="replaygate",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"replaygate {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+    )
     for name in COMMANDS:
         # Each command module is imported only when the parser is built, so
         # `--version` answers before pydantic and friends are loaded.
@@ -41,6 +119,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         module = importlib.import_module(f"replaygate.commands.{parsed.command}")
         code: int = module.main(parsed)
         return code
+    except UsageError as exc:
+        from replaygate.report.escape import terminal_safe  # messages quote what was typed
+
+        where = "" if exc.usage else "replaygate: "  # the parser's messages name the command
+        print(f"{exc.usage}{where}{terminal_safe(str(exc))}", file=sys.stderr)
+        return exc.exit_code
     except ReplayGateError as exc:
         from replaygate.report.escape import terminal_safe  # messages quote pack text
 

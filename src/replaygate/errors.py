@@ -11,6 +11,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1  # a case failed or errored
 EXIT_CONFIG = 2  # no pack found, or a pack, contract or option could not be loaded
 EXIT_BUG = 3  # an internal error: a bug in replaygate
+EXIT_USAGE = 4  # an unknown option or a bad option value (pytest's code)
 
 
 def where(file: str, line: int | None) -> str:
@@ -53,3 +54,13 @@ class PackError(ReplayGateError):
         from replaygate.results.model import Problem
 
         return [Problem(each.file, each.line, each.message) for each in self.each()]
+
+
+class UsageError(ReplayGateError):
+    """A command line (or action input) replaygate cannot use: an unknown option, a bad value."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, usage: str = "") -> None:
+        super().__init__(message)
+        self.usage = usage  # the command's usage line, shown before the message

@@ -16,7 +16,7 @@ NOTE = re.compile(r"\*\*Report cut to fit:\*\* (.*) not shown(; see .*)?\.")
 
 def test_mixed_report(mixed: RunResult) -> None:
     assert render_markdown(mixed) == (
-        "## \u274c replaygate (shard 1/2): 2 passed, 2 failed, 1 errors, 3 skipped, 1 known, "
+        "## \u274c replaygate (shard 1/2): 2 passed, 2 failed, 1 error, 3 skipped, 1 known, "
         "1 problem in 0.04s\n"
         "\n"
         "| pack | contracts | passed | failed | errors | skipped |\n"

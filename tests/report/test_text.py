@@ -19,7 +19,7 @@ def test_mixed_run_reads_problems_failures_skips_then_totals(mixed: RunResult) -
         "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON (case broken)",
         "2 skipped: provider_modes excludes 'recorded'",
         "1 skipped: nr-allowlist: model_nondeterminism (team-ml): flaky",
-        "2 passed, 2 failed, 1 errors, 3 skipped, 1 known, 1 problem in 0.04s",
+        "2 passed, 2 failed, 1 error, 3 skipped, 1 known, 1 problem in 0.04s",
     ]
 
 
@@ -92,7 +92,7 @@ def test_hostile_text_stays_on_its_line_and_cannot_drive_the_terminal(
     lines = out.splitlines()
     assert len(lines) == 1 + 3 + 1 + 1  # problem, 3 failed/errored, 1 skip reason, totals
     assert all(line.startswith(("\x1b[31mpacks/", "\x1b[33m")) for line in lines[:-1])
-    assert lines[-1].startswith("\x1b[31m1 passed, 2 failed, 1 errors, 1 skipped, 1 known")
+    assert lines[-1].startswith("\x1b[31m1 passed, 2 failed, 1 error, 1 skipped, 1 known")
     uncoloured = re.sub(r"\x1b\[(31|32|33|0)m", "", out)
     assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", uncoloured)
     out.encode("utf-8")  # no lone surrogate reaches stdout
@@ -119,7 +119,7 @@ def test_identical_failures_print_once_with_a_count(
         "but the model called lookup [wrong_tool] (000000000000) (case c0)",
         "... and 3 more cases: same problem",
         "packs/demo/contracts/weather.yaml:30: fixture is not valid JSON (case z)",
-        "0 passed, 4 failed, 1 errors, 0 skipped in 0.04s",
+        "0 passed, 4 failed, 1 error, 0 skipped in 0.04s",
     ]
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.commands.options import add_report_options, finish
+from replaygate.commands.output import stdout_report
 
 
 def add_parser(sub: Any) -> None:
@@ -27,6 +28,7 @@ def main(args: argparse.Namespace) -> int:
     from replaygate.report.json import read_results
     from replaygate.results.merge import merge_results
 
+    stdout_report(args)  # refuses two reports on stdout before any work
     cwd = Path.cwd()
     named = [str(named_path(path, cwd, "results file")) for path in args.results]
     merged = merge_results([(path, read_results(path)) for path in named])

@@ -9,10 +9,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
+from replaygate.commands.output import (
+    STDOUT,
+    add_output_options,
+    choice,
+    stdout_report,
+    wants_color,
+)
 from replaygate.errors import EXIT_CONFIG, ReplayGateError
 from replaygate.github.env import DEFAULT_AUTHOR
 from replaygate.loading.files import named_path
 from replaygate.report.files import report_path, write_atomic
+from replaygate.report.junit import JunitFamily
 from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, exit_code
 
@@ -25,8 +33,18 @@ Value = TypeVar("Value", int, float)
 
 
 def add_report_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("reports")
+    group = parser.add_argument_group(
+        "reports", "FILE may be - for stdout; the terminal report then goes to stderr"
+    )
     group.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    group.add_argument(
+        "--junit-family",
+        type=choice(JunitFamily),
+        default=JunitFamily.XUNIT2,
+        metavar="{xunit2,xunit1}",
+        help="xunit2 (default): valid for Jenkins' junit-10.xsd; xunit1: adds the file and "
+        "line of each case, which PR annotators read (docs/results.md)",
+    )
     group.add_argument("--json", metavar="FILE", help="write the JSON results (docs/results.md)")
     group.add_argument("--summary", metavar="FILE", help="write a markdown summary")
     group.add_argument(
@@ -78,6 +96,7 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
         help="time for every GitHub API request together; what is left then is skipped "
         "with a warning (default 60)",
     )
+    add_output_options(parser)
 
 
 def _count(text: str) -> int:
@@ -162,23 +181,29 @@ def emit(
     """Write the requested report files, print the terminal report, publish to GitHub.
 
     Each goes out on its own: one that fails is reported by name (an ``::error`` line
-    on GitHub) and the others still go. Returns whether every one went out.
+    on GitHub) and the others still go. Returns whether every one went out. A report
+    asked for on stdout (``-``) has stdout to itself: the terminal report and the GitHub
+    log go to stderr, so stdout stays parseable.
     """
     out = stdout or sys.stdout
-    failed = [problem for problem in map(_write_report, _report_files(result, args)) if problem]
+    terminal = sys.stderr if stdout_report(args) else out
+    reports = _report_files(result, args)
+    failed = [problem for problem in (_write_report(report, out) for report in reports) if problem]
+    out.flush()
     if args.github:
         from replaygate.github.publish import publish, publish_options, report_failures
 
-        failed += publish(result, publish_options(args, accepted), os.environ, out).failed
-        report_failures(failed, out)
+        failed += publish(result, publish_options(args, accepted), os.environ, terminal).failed
+        report_failures(failed, terminal)
     else:
         from replaygate.report.escape import terminal_safe
         from replaygate.report.text import render_text
 
-        out.write(render_text(result, color=out.isatty()))
+        color = wants_color(args.color, os.environ, terminal)
+        terminal.write(render_text(result, color=color, verbosity=args.verbosity))
         for problem in failed:
             print(f"replaygate: {terminal_safe(problem)}", file=sys.stderr)
-    out.flush()
+    terminal.flush()
     return not failed
 
 
@@ -192,15 +217,19 @@ def _report_files(
 
     files = [
         ("JSON report", args.json, lambda: render_json(result)),
-        ("JUnit report", args.junit, lambda: render_junit(result)),
+        ("JUnit report", args.junit, lambda: render_junit(result, family=args.junit_family)),
         ("summary", args.summary, lambda: render_markdown(result, files_note=SUMMARY_NOTE)),
     ]
     return [(name, path, render) for name, path, render in files if path]
 
 
-def _write_report(report: tuple[str, str, Callable[[], str]]) -> str | None:
-    """Write one report file; the problem, naming the report, when it cannot be written."""
+def _write_report(report: tuple[str, str, Callable[[], str]], stdout: TextIO) -> str | None:
+    """Write one report file (or to ``stdout`` for ``-``); the problem, naming the report,
+    when it cannot be written."""
     name, path, render = report
+    if path == STDOUT:
+        stdout.write(render())
+        return None
     try:
         write_atomic(report_path(path, Path.cwd()), render())
     except ReplayGateError as error:

@@ -20,6 +20,7 @@ from replaygate.commands.options import (
     provider_setup,
     refuse_untrusted_event,
 )
+from replaygate.commands.output import stdout_report
 
 MAX_DEFAULT_JOBS = 8  # more processes than this rarely pay for their start-up
 
@@ -79,6 +80,7 @@ def main(args: argparse.Namespace) -> int:
     from replaygate.report.escape import terminal_safe
     from replaygate.results.shard import parse_shard
 
+    stdout_report(args)  # refuses two reports on stdout before any work
     shard = parse_shard(args.shard) if args.shard is not None else None
     root = Path(args.root).resolve() if args.root else None
     cwd = Path.cwd()

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from replaygate.commands.options import add_peer_options, peer_options
-from replaygate.errors import EXIT_CONFIG, EXIT_OK, where
+from replaygate.commands.output import add_color_option, wants_color
+from replaygate.errors import EXIT_CONFIG, EXIT_OK
 
 
 def add_parser(sub: Any) -> None:
@@ -18,6 +20,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--pack", action="append", default=[], metavar="PATH", help="a pack")
     parser.add_argument("--root", metavar="DIR", help="repository root (see `run --help`)")
     add_peer_options(parser)
+    add_color_option(parser)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -26,7 +29,9 @@ def main(args: argparse.Namespace) -> int:
     from replaygate.loading.roots import root_lines
     from replaygate.loading.targets import command_targets
     from replaygate.report.escape import terminal_safe
-    from replaygate.report.grammar import message_line
+    from replaygate.report.grammar import counted
+    from replaygate.report.text import render_problems, render_warnings
+    from replaygate.results.model import Problem
 
     root = Path(args.root).resolve() if args.root else None
     cwd = Path.cwd()
@@ -41,21 +46,22 @@ def main(args: argparse.Namespace) -> int:
     )
     for line in root_lines(loaded.roots):
         print(terminal_safe(line), file=sys.stderr)
-    for warning in loaded.warnings:
-        line = message_line(warning.file, warning.line, f"warning: {warning.message}")
-        print(terminal_safe(line), file=sys.stderr)
-    problems = [str(problem) for problem in loaded.problems]
+    problems = list(loaded.problems)
     for pack in loaded.packs:
         for contract in pack.contracts:
             for case in contract.golden_cases:
                 found = load_case_input(pack, contract, case)
                 if isinstance(found, str):
-                    problems.append(f"{where(contract.file, case.line)}: case {case.id!r}: {found}")
-    for problem in problems:
-        print(terminal_safe(problem), file=sys.stderr)
+                    message = f"case {case.id!r}: {found}"
+                    problems.append(Problem(contract.file, case.line, message))
+    color = wants_color(args.color, os.environ, sys.stdout)
+    lines = render_problems(problems, color=color)
+    lines += render_warnings(loaded.warnings, color=color)
     contracts = sum(p.summary.contracts for p in loaded.packs)  # an @isdk file counts once
     cases = sum(len(c.golden_cases) for p in loaded.packs for c in p.contracts)
-    print(
-        f"{len(loaded.packs)} packs, {contracts} contracts, {cases} cases, {len(problems)} problems"
-    )
+    counts = [(len(loaded.packs), "pack"), (contracts, "contract"), (cases, "case")]
+    counts.append((len(problems), "problem"))
+    counts += [(len(loaded.warnings), "warning")] if loaded.warnings else []
+    lines.append(", ".join(counted(n, noun) for n, noun in counts))
+    print("\n".join(lines))
     return EXIT_CONFIG if problems else EXIT_OK

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from replaygate.errors import ReplayGateError
+from replaygate.errors import UsageError
 from replaygate.results.shard import parse_shard
 from replaygate.results.verdict import FailOn
 
@@ -27,7 +27,7 @@ _SEPARATORS = re.compile(r"[\s,]+")
 Number = TypeVar("Number", int, float)
 
 
-class InputError(ReplayGateError):
+class InputError(UsageError):
     """An action input the run cannot use; the message names the input."""
 
 
@@ -94,7 +94,7 @@ def get_shard(environ: Mapping[str, str]) -> str:
     value = get_input(environ, "shard")
     try:
         return str(parse_shard(value)) if value else ""
-    except ReplayGateError as error:
+    except UsageError as error:
         raise InputError(f"input 'shard': {error}") from None
 
 

@@ -78,19 +78,22 @@ def value_text(value: Any) -> str:
         return repr(value)
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 problem``, ``2 problems``, ``0 errors``: a count with its noun, plural unless one."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def totals_phrase(result: RunResult) -> str:
     """``12 passed, 1 failed, 0 errors, 2 skipped, 1 known, 1 warning in 0.04s``."""
     totals = result.totals
-    text = f"{totals.passed} passed, {totals.failed} failed, {totals.errors} errors"
+    text = f"{totals.passed} passed, {totals.failed} failed, {counted(totals.errors, 'error')}"
     text += f", {totals.skipped} skipped"
     if totals.known:
         text += f", {totals.known} known"
     if result.problems:
-        count = len(result.problems)
-        text += f", {count} problem{'' if count == 1 else 's'}"
+        text += f", {counted(len(result.problems), 'problem')}"
     if result.warnings:
-        count = len(result.warnings)
-        text += f", {count} warning{'' if count == 1 else 's'}"
+        text += f", {counted(len(result.warnings), 'warning')}"
     return f"{text} in {result.duration_s:.2f}s"
 
 

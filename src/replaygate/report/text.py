@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from enum import StrEnum
+
 from replaygate.report.escape import terminal_safe, truncate
 from replaygate.report.grammar import (
     assertion_notes,
@@ -16,24 +19,49 @@ from replaygate.results.verdict import run_fails
 
 _LINE_LIMIT = 2000  # characters of one case line before escaping
 _RED, _YELLOW, _GREEN, _RESET = "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[0m"
+_STATUS_COLOUR = {Status.PASSED: _GREEN, Status.SKIPPED: _YELLOW}
 
 
-def render_text(result: RunResult, *, color: bool = False) -> str:
+class Verbosity(StrEnum):
+    QUIET = "quiet"  # load problems and the totals line
+    NORMAL = "normal"  # and warnings, failed or errored cases (alike ones counted), skip reasons
+    VERBOSE = "verbose"  # and warnings, every case with its time, in place of the others
+
+
+def render_text(
+    result: RunResult, *, color: bool = False, verbosity: Verbosity = Verbosity.NORMAL
+) -> str:
     """Problems, failed and errored cases, skip reasons, then the totals line."""
-    lines = [_paint(_problem(problem), _RED, color) for problem in result.problems]
-    lines += [_paint(_warning(warning), _YELLOW, color) for warning in result.warnings]
-    lines += _cases(result, color)
-    lines += [
-        _paint(f"{_safe(note)} (case {_safe(case.case_id)})", _YELLOW, color)
-        for case in result.cases
-        for note in assertion_notes(case)
-    ]
-    lines += [
+    lines = render_problems(result.problems, color=color)
+    if verbosity is not Verbosity.QUIET:
+        lines += render_warnings(result.warnings, color=color)
+        normal = verbosity is Verbosity.NORMAL
+        lines += _cases(result, color) if normal else [_timed(case, color) for case in result.cases]
+        lines += [
+            _paint(f"{_safe(note)} (case {_safe(case.case_id)})", _YELLOW, color)
+            for case in result.cases
+            for note in assertion_notes(case)
+        ]
+        lines += _skip_lines(result, color) if normal else []
+    lines.append(_paint(totals_phrase(result), _totals_colour(result), color))
+    return "\n".join(lines) + "\n"
+
+
+def _skip_lines(result: RunResult, color: bool) -> list[str]:
+    return [
         _paint(f"{count} skipped: {_safe(reason)}", _YELLOW, color)
         for reason, count in skip_reasons(result)
     ]
-    lines.append(_paint(totals_phrase(result), _totals_colour(result), color))
-    return "\n".join(lines) + "\n"
+
+
+def render_problems(problems: Iterable[Problem], *, color: bool = False) -> list[str]:
+    """Load problems, one line each: the same words for `run` and `validate`."""
+    return [_paint(_problem(problem), _RED, color) for problem in problems]
+
+
+def render_warnings(warnings: Iterable[Problem], *, color: bool = False) -> list[str]:
+    """Warnings (``file:line: warning: message``), one line each, for `run` and `validate`."""
+    return [_paint(_warning(warning), _YELLOW, color) for warning in warnings]
 
 
 def _shown(case: CaseResult) -> bool:
@@ -71,11 +99,21 @@ def _warning(warning: Problem) -> str:
     return _safe(message_line(warning.file, warning.line, f"warning: {warning.message}"))
 
 
-def _case(case: CaseResult, color: bool) -> str:
+def _case(case: CaseResult, color: bool, suffix: str = "") -> str:
     known = ", known" if case.known else ""
     score = f", score {case.score:.2f}" if case.score is not None else ""
-    text = f"{_safe(case_line(case))} (case {_safe(case.case_id)}{known}{score})"
+    text = f"{_safe(case_line(case))} (case {_safe(case.case_id)}{known}{score}){suffix}"
     return _paint(text, _YELLOW if case.known else _RED, color)
+
+
+def _timed(case: CaseResult, color: bool) -> str:
+    """Any case with its time: a failed one as usual, others as ``file:line: status``."""
+    took = f" in {case.duration_s:.3f}s"
+    if _shown(case):
+        return _case(case, color, took)
+    outcome = f"skipped: {case.reason}" if case.reason else case.status.value
+    text = f"{_safe(message_line(case.file, case.line, outcome))} (case {_safe(case.case_id)})"
+    return _paint(text + took, _STATUS_COLOUR[case.status], color)
 
 
 def _totals_colour(result: RunResult) -> str:

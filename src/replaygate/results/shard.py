@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from replaygate.errors import ReplayGateError
+from replaygate.errors import UsageError
 
 _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
@@ -28,8 +28,8 @@ class Shard:
 def parse_shard(text: str) -> Shard:
     match = _SHARD.fullmatch(text)
     if not match:
-        raise ReplayGateError(f"shard must look like K/N (for example 2/4), got {text!r}")
+        raise UsageError(f"shard must look like K/N (for example 2/4), got {text!r}")
     index, count = int(match[1]), int(match[2])
     if count < 1 or not 1 <= index <= count:
-        raise ReplayGateError(f"shard {text!r}: K must be between 1 and N, and N at least 1")
+        raise UsageError(f"shard {text!r}: K must be between 1 and N, and N at least 1")
     return Shard(index, count)
