@@ -66,6 +66,7 @@ def arguments(inputs: ActionInputs) -> list[str]:
         argv += ["--scenarios", inputs.scenarios] if inputs.scenarios else []
     argv += ["--root", inputs.root] if inputs.root else []
     argv += ["--junit", inputs.junit_path, "--json", inputs.json_path]
+    argv += ["--junit-family", inputs.junit_family]
     argv += ["--fail-on", inputs.fail_on, "--github"]
     argv += ["--baseline", inputs.baseline] if inputs.baseline else []
     if inputs.comment_author != env.DEFAULT_AUTHOR:

@@ -116,6 +116,7 @@ def contains(argv: list[str], fragment: list[str]) -> bool:
         ("packs", "a b", ["run", "a", "b"]),
         ("junit_path", "j.xml", ["--junit", "j.xml"]),
         ("json_path", "r.json", ["--json", "r.json"]),
+        ("junit_family", "xunit1", ["--junit-family", "xunit1"]),
         ("summary", "false", ["--no-step-summary"]),
         ("annotations", "false", ["--no-annotations"]),
         ("check_run", "true", ["--check-run"]),

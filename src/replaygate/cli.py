@@ -32,8 +32,9 @@ EPILOG = """\
 exit codes:
   0    every case passed or was skipped
   1    a case failed or errored
-  2    no pack was found, or a pack, contract, fixture or results file could not be loaded
-  3    internal error: a bug in replaygate
+  2    no pack was found, or a pack, contract, fixture or results file could not be loaded,
+       or a report could not be written
+  3    internal error: a bug in replaygate, or a worker of --jobs was killed
   4    usage error: an unknown command or option, or a bad option value
   130  cancelled
 

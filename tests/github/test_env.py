@@ -20,6 +20,7 @@ def test_defaults_when_the_runner_sets_nothing(tmp_path: Path) -> None:
         packs=("packs",),
         junit_path="replaygate-junit.xml",
         json_path="replaygate-results.json",
+        junit_family="xunit2",
         summary=True,
         annotations=True,
         check_run=False,

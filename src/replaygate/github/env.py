@@ -10,9 +10,11 @@ import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from replaygate.errors import UsageError
+from replaygate.report.junit import JunitFamily
 from replaygate.results.shard import parse_shard
 from replaygate.results.verdict import FailOn
 
@@ -22,6 +24,7 @@ DEFAULT_API_DEADLINE = 60.0  # seconds for every request to the API, together
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 _TRUE, _FALSE = ("true", "True", "TRUE"), ("false", "False", "FALSE")
 _SEPARATORS = re.compile(r"[\s,]+")
+_E = TypeVar("_E", bound=StrEnum)
 
 
 Number = TypeVar("Number", int, float)
@@ -36,6 +39,7 @@ class ActionInputs:
     packs: tuple[str, ...]
     junit_path: str
     json_path: str
+    junit_family: JunitFamily
     summary: bool
     annotations: bool
     check_run: bool
@@ -81,13 +85,14 @@ def get_bool(environ: Mapping[str, str], name: str, default: bool) -> bool:
     raise InputError(f"input '{name}': expected true or false, got {value[:80]!r}")
 
 
-def get_fail_on(environ: Mapping[str, str]) -> FailOn:
-    value = get_input(environ, "fail_on", FailOn.FAILURE)
+def get_choice(environ: Mapping[str, str], name: str, kind: type[_E], default: _E) -> _E:
+    """An input that must be one of ``kind``'s values; the error lists them."""
+    value = get_input(environ, name, default)
     try:
-        return FailOn(value)
+        return kind(value)
     except ValueError:
-        valid = ", ".join(FailOn)
-        raise InputError(f"input 'fail_on': expected one of {valid}, got {value[:80]!r}") from None
+        valid = ", ".join(kind)
+        raise InputError(f"input '{name}': expected one of {valid}, got {value[:80]!r}") from None
 
 
 def get_shard(environ: Mapping[str, str]) -> str:
@@ -161,12 +166,13 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         packs=expand(split_list(get_input(environ, "packs", "packs")), root),
         junit_path=get_input(environ, "junit_path", "replaygate-junit.xml"),
         json_path=get_input(environ, "json_path", "replaygate-results.json"),
+        junit_family=get_choice(environ, "junit_family", JunitFamily, JunitFamily.XUNIT2),
         summary=get_bool(environ, "summary", True),
         annotations=get_bool(environ, "annotations", True),
         check_run=get_bool(environ, "check_run", False),
         pr_comment=get_bool(environ, "pr_comment", False),
         baseline=get_input(environ, "baseline"),
-        fail_on=get_fail_on(environ),
+        fail_on=get_choice(environ, "fail_on", FailOn, FailOn.FAILURE),
         shard=get_shard(environ),
         comment_author=get_input(environ, "comment_author", DEFAULT_AUTHOR),
         root=get_input(environ, "root"),
