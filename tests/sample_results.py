@@ -62,7 +62,7 @@ def case(
         line=40,
         reason=reason or found.reason,
         known=known,
-        **extra,
+        **({"order": 0} | extra),
     )
 
 

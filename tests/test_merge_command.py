@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from packbuilder import CONTRACT, fixture, make_pack
 from replaygate.cli import main
 from replaygate.errors import PackError
 from replaygate.report.json import load_results, render_json
@@ -21,11 +25,12 @@ def shard(run: RunResult, index: int, count: int) -> RunResult:
     return dataclasses.replace(run, meta={"shard": {"index": index, "count": count}})
 
 
-def test_shards_merge_into_one_result_in_a_stable_order() -> None:
-    one = shard(result(failed("b", line=30), case("a")), 1, 2)
-    two = shard(result(case("c"), problems=(Problem("p.yaml", 1, "bad"),)), 2, 2)
+def test_shards_merge_back_into_the_order_of_the_run() -> None:
+    one = shard(result(failed("b", line=30, order=2), case("z", order=0)), 1, 2)
+    problems = (Problem("p.yaml", 1, "bad"),)
+    two = shard(result(case("c", order=1), problems=problems), 2, 2)
     merged = merge_results([("two.json", two), ("one.json", one)])
-    assert [c.case_id for c in merged.cases] == ["a", "b", "c"]  # by contract, then line
+    assert [c.case_id for c in merged.cases] == ["z", "c", "b"]  # not alphabetical
     assert merged.totals.total == 3 and merged.totals.failed == 1
     assert merged.problems == (Problem("p.yaml", 1, "bad"),)
     assert merged.duration_s == 1.0 and "shard" not in merged.meta
@@ -99,7 +104,7 @@ def test_baseline_command_accepts_the_failures_and_run_then_passes(tmp_path: Pat
     out = tmp_path / "merged.json"
     assert main(["merge", results, "--baseline", str(baseline), "--json", str(out)]) == 1  # error
     merged = load_results(out.read_text(), shown="merged.json")
-    assert [c.known for c in merged.cases] == [False, True, False]
+    assert [c.known for c in merged.cases] == [True, False, False]  # the run's order
 
 
 def test_baseline_command_prints_when_no_output_is_given(
@@ -160,3 +165,48 @@ def test_a_results_file_with_a_float_count_or_a_newline_in_a_fingerprint_is_refu
     assert main(["merge", str(path)]) == 2
     err = capsys.readouterr().err
     assert message in err and "internal error" not in err
+
+
+def _contract(cases: list[tuple[str, str]]) -> str:
+    golden = "".join(
+        f"  - id: {case_id}\n    input_ref: {ref}\n    expect_ok: true\n" for case_id, ref in cases
+    )
+    return CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + golden
+
+
+def _without_timings(text: str) -> str:
+    text = re.sub(r'"duration_s": [0-9.e-]+', '"duration_s": 0', text)
+    text = re.sub(r'time="[0-9.]+"', 'time=""', text)
+    return re.sub(r" in [0-9.]+s", " in 0s", text)
+
+
+def test_merged_shards_report_byte_for_byte_like_one_run(tmp_path: Path) -> None:
+    bad = fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])
+    golden = {"ok.json": fixture(), "bad.json": bad}
+    cases = [(f"c{n}", "bad.json" if n % 3 == 0 else "ok.json") for n in range(7)]
+    contracts = {"z.yaml": _contract(cases), "a.yaml": _contract(cases[:4])}
+    listed = "contracts:\n  - z.yaml\n  - a.yaml\n"  # pack.yaml order, not alphabetical
+    make_pack(
+        tmp_path, "zeta", contracts=contracts, fixtures=golden, pack_yaml="pack_id: zeta\n" + listed
+    )
+    make_pack(tmp_path, "alpha", contracts={"m.yaml": _contract(cases[:3])}, fixtures=golden)
+    packs = ["packs/zeta", "packs/alpha"]
+    reports = {"--json": "json", "--junit": "xml", "--summary": "md"}
+
+    def run(*args: str) -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "replaygate.cli", *args],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode in (0, 1), done.stdout + done.stderr  # a shard may pass
+
+    run("run", *packs, *(f for option, ext in reports.items() for f in (option, f"one.{ext}")))
+    for k in (1, 2, 3):
+        run("run", *packs, "--shard", f"{k}/3", "--json", f"shard-{k}.json")
+    shards = [f"shard-{k}.json" for k in (1, 2, 3)]
+    run("merge", *shards, *(f for option, ext in reports.items() for f in (option, f"all.{ext}")))
+    for ext in reports.values():
+        one, merged = ((tmp_path / f"{name}.{ext}").read_text() for name in ("one", "all"))
+        assert _without_timings(merged) == _without_timings(one), ext
+    order = [c["case_id"] for c in json.loads((tmp_path / "all.json").read_text())["cases"]]
+    assert order[:7] == [case_id for case_id, _ in cases]  # zeta/z.yaml first

@@ -54,6 +54,7 @@ def case(status: Status = Status.PASSED, **fields: Any) -> CaseResult:
         "file": "packs/demo/contracts/weather.yaml",
         "line": 30,
         "reason": None,
+        "order": 0,
     }
     return replace(engine_cases()[_KIND[status]], **(values | fields))
 

@@ -59,7 +59,7 @@ def test_case_and_failure_objects(mixed: RunResult) -> None:
         "expect_ok": True, "expected_error": None, "observed_ok": False, "passed": False,
         "status": "failed", "classification": "wrong_tool", "fingerprint": "0123456789ab",
         "known": False, "reason": None, "file": "packs/demo/contracts/weather.yaml", "line": 40,
-        "duration_s": 0.001, "score": None,
+        "order": 0, "duration_s": 0.001, "score": None,
         "failures": [{
             "classification": "wrong_tool",
             "message": "expected a call to 'get_weather', but the model called lookup",
@@ -359,3 +359,17 @@ def test_rendering_results_does_not_import_jsonschema() -> None:
     code = "import sys, replaygate.report.json; print('jsonschema' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "False\n"
+
+
+def test_order_round_trips_and_old_files_without_it_read_as_order_0(mixed: RunResult) -> None:
+    ordered = dataclasses.replace(mixed, cases=tuple(
+        dataclasses.replace(case, order=10 + n) for n, case in enumerate(mixed.cases)
+    ))  # fmt: skip
+    text = render_json(ordered)
+    assert [case["order"] for case in validate(text)["cases"]][:2] == [10, 11]
+    assert load_results(text, shown="r.json") == ordered
+    old = json.loads(text)
+    for case in old["cases"]:
+        del case["order"]
+    validate(json.dumps(old))
+    assert {case.order for case in load_results(json.dumps(old), shown="r.json").cases} == {0}

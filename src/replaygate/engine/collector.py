@@ -21,6 +21,7 @@ class CaseContext:
     env: Mapping[str, str]
     allowlisted: str | None = None  # the NR allowlist's reason, when the contract is listed
     mode: str = "recorded"  # or the live provider's name
+    order: int = 0  # the case's position among all cases of the run (CaseResult.order)
 
 
 class CaseUndecidable(Exception):

@@ -203,4 +203,5 @@ def _result(
         line=ctx.case.line,
         reason=reason,
         duration_s=time.perf_counter() - started,
+        order=ctx.order,
     )

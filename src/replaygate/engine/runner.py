@@ -43,15 +43,17 @@ def _work(
     packs: Sequence[Pack], env: Mapping[str, str], select: Select | None, source: Source, mode: str
 ) -> list[_Work]:
     work = []
+    order = 0  # counts every case, selected or not: merged shards sort back into run order
     for pack in packs:
         for contract in pack.contracts:
             allowlisted = pack.allowlist.get(contract.path)
             for case in contract.golden_cases:
                 if select is None or select((pack.pack_id, contract.path, case.id)):
                     ctx = CaseContext(
-                        pack.pack_id, pack.shown, contract, case, env, allowlisted, mode
+                        pack.pack_id, pack.shown, contract, case, env, allowlisted, mode, order
                     )
                     work.append(_Work(pack, ctx, source))
+                order += 1
     return work
 
 

@@ -123,6 +123,7 @@ def _case(case: CaseResult) -> dict[str, Any]:
         "reason": case.reason,
         "file": case.file,
         "line": case.line,
+        "order": case.order,
         "duration_s": case.duration_s,
         "score": case.score,
         "failures": [_failure(failure) for failure in case.failures],

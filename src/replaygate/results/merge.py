@@ -16,10 +16,11 @@ Named = tuple[str, RunResult]  # a results file as shown, and its content
 def merge_results(named: Sequence[Named]) -> RunResult:
     """One result holding every case once; overlapping shards must agree on each outcome."""
     _check_shards(named)
+    packs = _packs(named)
     return RunResult(
-        cases=_cases(named),
+        cases=_in_run_order(_cases(named), packs),
         problems=tuple(dict.fromkeys(p for _, result in named for p in result.problems)),
-        packs=_packs(named),
+        packs=packs,
         warnings=tuple(dict.fromkeys(w for _, result in named for w in result.warnings)),
         duration_s=sum(result.duration_s for _, result in named),
         meta=_meta(named),
@@ -37,8 +38,15 @@ def _cases(named: Sequence[Named]) -> tuple[CaseResult, ...]:
                 other = seen[key][0]
                 where = f"case {case.case_id!r} of {case.pack}/{case.contract}"
                 raise PackError(shown, None, f"{where} is also in {other} with another outcome")
-    cases = [case for _, case in seen.values()]
-    return tuple(sorted(cases, key=lambda c: (c.pack_dir, c.pack, c.contract, c.line, c.case_id)))
+    return tuple(case for _, case in seen.values())
+
+
+def _in_run_order(
+    cases: tuple[CaseResult, ...], packs: tuple[PackSummary, ...]
+) -> tuple[CaseResult, ...]:
+    """The order of a plain run: packs as the results list them, then each case's ``order``."""
+    position = {pack.pack_id: n for n, pack in enumerate(packs)}
+    return tuple(sorted(cases, key=lambda c: (position.get(c.pack, len(position)), c.order)))
 
 
 def _packs(named: Sequence[Named]) -> tuple[PackSummary, ...]:

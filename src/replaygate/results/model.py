@@ -121,6 +121,7 @@ class CaseResult:
     # 0.0 to 1.0: an @isdk fixture's score, or the weighted share of passed trace assertions
     score: float | None = None
     assertions: tuple[AssertionOutcome, ...] = ()  # trace assertions, in contract order
+    order: int = 0  # position in the run of every case of the packs, before any shard selection
 
     @property
     def passed(self) -> bool:
