@@ -125,11 +125,20 @@ def mixed_run() -> RunResult:
     )
 
 
-def many_failures(count: int) -> RunResult:
-    """``count`` failed cases, with non-ASCII text so byte and character counts differ."""
+def many_failures(count: int, *, alike: bool = False) -> RunResult:
+    """``count`` failed cases, with non-ASCII text so byte and character counts differ.
+
+    Each fails on its own contract line unless ``alike``: then all fail the same way.
+    """
     template = case(Status.FAILED)
     cases = tuple(
-        replace(template, case_id=f"case-{index}-ünïcødé-🚀", line=index + 1)
+        replace(
+            template,
+            case_id=f"case-{index}-ünïcødé-🚀",
+            line=index + 1,
+            failures=template.failures if alike else (failure(line=index + 1),),
+            fingerprint=f"{index:012x}",
+        )
         for index in range(count)
     )
     return run(*cases)
@@ -154,7 +163,7 @@ def make_run() -> Callable[..., RunResult]:
 
 
 @pytest.fixture
-def make_many() -> Callable[[int], RunResult]:
+def make_many() -> Callable[..., RunResult]:
     return many_failures
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from replaygate.report.markdown import render_markdown
-from replaygate.results.model import CaseResult, Problem, RunResult, Status
+from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
 MIB = 1024 * 1024
 NOTE = re.compile(r"\*\*Report cut to fit:\*\* (.*) not shown(; see .*)?\.")
@@ -138,17 +138,15 @@ def check_cut(report: str, max_bytes: int, failures: int) -> int:
     note = NOTE.search(report.splitlines()[-1])
     assert note is not None, report[-300:]
     rows = [row for row in table_rows(report) if row.startswith("| ` demo/")]
-    assert all(
-        row.endswith("\U0001f680 ` | ` wrong_tool ` | ` 0123456789ab ` | " + _MESSAGE)
-        for row in rows
-    )
+    assert all(_ROW.search(row) for row in rows), rows[:1]
     assert f"{failures - len(rows)} more failures" in note.group(1)
     return len(rows)
 
 
-_MESSAGE = (
-    "` packs/demo/contracts/weather.yaml:14: "
-    "expected a call to 'get_weather', but the model called lookup ` |"
+_ROW = re.compile(
+    r"\U0001f680 ` \| ` wrong_tool ` \| ` [0-9a-f]{12} ` \| ` "
+    r"packs/demo/contracts/weather.yaml:\d+: "
+    r"expected a call to 'get_weather', but the model called lookup ` \|$"
 )
 
 
@@ -190,9 +188,14 @@ def test_the_step_summary_cap(make_many: Callable[[int], RunResult]) -> None:
 
 
 def test_later_sections_are_counted_in_the_note(
-    make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+    make_run: Callable[..., RunResult],
+    make_case: Callable[..., CaseResult],
+    make_failure: Callable[..., Failure],
 ) -> None:
-    failed = [make_case(Status.FAILED, case_id=f"f{n}") for n in range(30)]
+    failed = [
+        make_case(Status.FAILED, case_id=f"f{n}", failures=(make_failure(line=n + 1),))
+        for n in range(30)
+    ]
     known = [make_case(Status.FAILED, case_id=f"k{n}", known=True) for n in range(4)]
     skipped = [make_case(Status.SKIPPED, case_id=f"s{n}", reason=f"r{n}") for n in range(3)]
     report = render_markdown(make_run(*failed, *known, *skipped), max_bytes=2500)
@@ -227,3 +230,67 @@ def test_the_budget_is_exact_to_the_byte(make_many: Callable[[int], RunResult]) 
     size = len(whole.encode("utf-8"))
     assert render_markdown(result, max_bytes=size, files_note="x.json") == whole
     check_cut(render_markdown(result, max_bytes=size - 1, files_note="x.json"), size - 1, 40)
+
+
+def test_identical_failures_are_one_row_with_every_fingerprint_in_a_collapsed_section(
+    make_many: Callable[..., RunResult],
+) -> None:
+    result = make_many(500, alike=True)
+    report = render_markdown(result)
+    failure_rows = [row for row in table_rows(report) if "wrong_tool" in row]
+    assert failure_rows == [
+        "| ` demo/weather.yaml ` | \u00d7 500 cases | ` wrong_tool ` | below | "
+        "` packs/demo/contracts/weather.yaml:14: "
+        "expected a call to 'get_weather', but the model called lookup ` |"
+    ]
+    assert "### Failures (500)" in report
+    details = report.split("<details><summary>", 1)[1]
+    assert details.startswith("Cases and fingerprints of the grouped failures (500)</summary>\n")
+    assert details.endswith("\n</details>\n")
+    for case in result.cases:
+        assert report.count(f"| ` {case.fingerprint} ` |") == 1
+    assert len(report.encode()) < 40_000  # 500 rows with the message were 96 KB
+
+
+def test_a_single_failure_stays_one_plain_row_without_a_collapsed_section(
+    make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+) -> None:
+    report = render_markdown(make_run(make_case(Status.FAILED, case_id="rainy")))
+    assert report.split("### Failures (1)\n", 1)[1] == (
+        "\n"
+        "| contract | case | classification | fingerprint | message |\n"
+        "| --- | --- | --- | --- | --- |\n"
+        "| ` demo/weather.yaml ` | ` rainy ` | ` wrong_tool ` | ` 0123456789ab ` | "
+        "` packs/demo/contracts/weather.yaml:14: "
+        "expected a call to 'get_weather', but the model called lookup ` |\n"
+    )
+    assert "<details>" not in report
+
+
+def test_failures_group_only_with_the_same_line_and_message(
+    make_run: Callable[..., RunResult],
+    make_case: Callable[..., CaseResult],
+    make_failure: Callable[..., Failure],
+) -> None:
+    cases = [
+        make_case(Status.FAILED, case_id="a"),
+        make_case(Status.FAILED, case_id="b", failures=(make_failure(line=15),)),
+        make_case(Status.FAILED, case_id="c", failures=(make_failure(message="other"),)),
+        make_case(Status.FAILED, case_id="d", classification="schema_violation"),
+        make_case(Status.FAILED, case_id="e"),
+    ]
+    rows = [row for row in table_rows(render_markdown(make_run(*cases))) if "demo/" in row]
+    cells = [row.split(" | ")[1].strip("` ") for row in rows]
+    assert cells[:4] == ["\u00d7 2 cases", "b", "c", "d"]
+    assert cells[4:] == ["a", "e"]  # the collapsed section
+
+
+def test_a_cut_report_closes_its_collapsed_section_within_every_budget(
+    make_many: Callable[..., RunResult],
+) -> None:
+    result = make_many(300, alike=True)
+    whole = len(render_markdown(result).encode())
+    for size in range(300, whole + 1, 211):
+        report = render_markdown(result, max_bytes=size, files_note="results.json")
+        assert len(report.encode()) <= size
+        assert report.count("<details>") == report.count("</details>")

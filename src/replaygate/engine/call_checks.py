@@ -151,7 +151,7 @@ class _CallMatcher:
             why = "one call too many to" if known else "unexpected call to"
             self.col.add(
                 Classification.WRONG_TOOL,
-                f"{why} '{name}' (tool_call_match_mode: strict)",
+                f"{why} '{name}' at $.tool_calls[{j}] (tool_call_match_mode: strict)",
                 "tool_call_match_mode",
                 line,
                 actual=name,

@@ -29,10 +29,11 @@ class _Section:
     label: str  # what a row is, in the cut note: "failures", "problems" ...
     head: tuple[str, ...]
     rows: tuple[str, ...]
+    tail: tuple[str, ...] = ()  # closes what the head opened (</details>), kept in a cut
 
     @property
     def lines(self) -> tuple[str, ...]:
-        return (*self.head, *self.rows)
+        return (*self.head, *self.rows, *self.tail)
 
 
 def render_markdown(
@@ -63,7 +64,7 @@ def _sections(result: RunResult) -> list[_Section]:
         _packs(result),
         _Section("problems", _heading("Problems", len(result.problems)), _problem_rows(result)),
         _Section("warnings", _heading("Warnings", len(result.warnings)), _warning_rows(result)),
-        _failures(result),
+        *_failures(result),
         _traces(result),
         _notes(result),
         _known(result),
@@ -117,26 +118,64 @@ def _warning_rows(result: RunResult) -> tuple[str, ...]:
     )
 
 
-def _failures(result: RunResult) -> _Section:
+def _failures(result: RunResult) -> tuple[_Section, _Section]:
+    """A row per group of cases failing alike, then the fingerprints of the grouped ones."""
     shown = [case for case in result.cases if is_blocking(case)]
+    groups = _alike(shown)
     columns = ("contract", "case", "classification", "fingerprint", "message")
     head = (*_heading("Failures", len(shown)), *_table_head(*columns))
-    return _Section("failures", head, tuple(_failure_row(case) for case in shown))
+    rows = tuple(_failure_row(group) for group in groups)
+    grouped = [case for group in groups if len(group) > 1 for case in group]
+    return _Section("failures", head, rows), _grouped_fingerprints(grouped)
 
 
-def _failure_row(case: CaseResult) -> str:
-    classification = case.classification or ("error" if case.status is Status.ERROR else "")
-    message = case_line(case, classification=False, fingerprint=False)
+def _classification(case: CaseResult) -> str:
+    return case.classification or ("error" if case.status is Status.ERROR else "")
+
+
+def _message(case: CaseResult) -> str:
+    return case_line(case, classification=False, fingerprint=False)
+
+
+def _alike(cases: list[CaseResult]) -> list[list[CaseResult]]:
+    """Cases grouped by contract, classification, message (which names the line) and score."""
+    groups: dict[tuple[str, str, str, str, float | None], list[CaseResult]] = {}
+    for case in cases:
+        key = (case.pack, case.contract, _classification(case), _message(case), case.score)
+        groups.setdefault(key, []).append(case)
+    return list(groups.values())
+
+
+def _failure_row(group: list[CaseResult]) -> str:
+    case = group[0]
+    many = len(group) > 1
     score = f" (score {case.score:.2f})" if case.score is not None else ""
     return _row(
         [
             markdown_cell(f"{case.pack}/{case.contract}"),
-            markdown_cell(case.case_id + score),
-            markdown_cell(classification),
-            markdown_cell(case.fingerprint or ""),
-            markdown_cell(message),
+            f"\u00d7 {len(group)} cases{score}" if many else markdown_cell(case.case_id + score),
+            markdown_cell(_classification(case)),
+            "below" if many else markdown_cell(case.fingerprint or ""),
+            markdown_cell(_message(case)),
         ]
     )
+
+
+def _grouped_fingerprints(cases: list[CaseResult]) -> _Section:
+    summary = f"Cases and fingerprints of the grouped failures ({len(cases)})"
+    opening = ("", f"<details><summary>{summary}</summary>", "")
+    head = (*opening, *_table_head("contract", "case", "fingerprint"))
+    rows = tuple(
+        _row(
+            [
+                markdown_cell(f"{case.pack}/{case.contract}"),
+                markdown_cell(case.case_id),
+                markdown_cell(case.fingerprint or ""),
+            ]
+        )
+        for case in cases
+    )
+    return _Section("grouped fingerprints", head, rows, ("", "</details>"))
 
 
 def _traces(result: RunResult) -> _Section:
@@ -197,7 +236,7 @@ def _cut(headline: str, sections: list[_Section], max_bytes: int, files_note: st
     for section in sections:
         taken = _fitting(section, room) if not omitted else 0
         if taken:
-            lines = [*section.head, *section.rows[:taken]]
+            lines = [*section.head, *section.rows[:taken], *section.tail]
             kept += lines
             room -= sum(_size(line) + 1 for line in lines)
         if taken < len(section.rows):
@@ -209,7 +248,7 @@ def _cut(headline: str, sections: list[_Section], max_bytes: int, files_note: st
 
 def _fitting(section: _Section, room: int) -> int:
     """How many rows of ``section`` fit in ``room`` bytes with its head (0: none, no head)."""
-    room -= sum(_size(line) + 1 for line in section.head)
+    room -= sum(_size(line) + 1 for line in (*section.head, *section.tail))
     taken = 0
     for row in section.rows:
         room -= _size(row) + 1
