@@ -110,7 +110,7 @@ def test_beyond_ten_failures_the_log_and_summary_say_how_many_more(tmp_path: Pat
 def test_the_step_summary_stays_under_one_mebibyte(tmp_path: Path) -> None:
     environ = environment(tmp_path)
     Path(environ["GITHUB_STEP_SUMMARY"]).write_text("earlier step text\n" * 1000)
-    run = result(*[failed(f"case-{n:05}", message="m" * 300) for n in range(6000)])
+    run = result(*[failed(f"case-{n:05}", message=f"{n} " + "m" * 300) for n in range(6000)])
     run_publish(run, PublishOptions(), environ)
     size = Path(environ["GITHUB_STEP_SUMMARY"]).stat().st_size
     assert 900_000 < size <= SUMMARY_LIMIT
