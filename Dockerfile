@@ -19,7 +19,7 @@ RUN python -m venv --without-pip /venv \
 
 COPY pyproject.toml README.md /build/
 COPY src /build/src
-# --no-deps: `pip install .` reads requirements.lock too, already installed above.
+# --no-deps: the locked versions above, not whatever pyproject.toml's ranges would pick.
 RUN python -m pip --python /venv/bin/python install --no-cache-dir --no-deps /build \
     && /venv/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash /venv/lib
 

@@ -20,7 +20,8 @@ SHELL = ("sh", "bash", "shell")
 # Commands the tests cannot run, each with its reason; any other README command must run.
 NOT_RUN_HERE = {
     "pip install .": "builds in an isolated environment, which downloads setuptools",
-    "pip install -e '.[test]'": "downloads the test dependencies",
+    "pipx install replaygate": "installs the released package from PyPI",
+    "pip install -c requirements.lock -e '.[test]'": "downloads the test dependencies",
     "python -m pytest": "it is this test suite",
 }
 
