@@ -272,3 +272,19 @@ def test_counts_are_singular_for_one(tmp_path: Path) -> None:
     make_pack(tmp_path)
     done = run(["validate"], tmp_path)
     assert (done.returncode, done.stdout) == (0, "1 pack, 1 contract, 1 case, 0 problems\n")
+
+
+def test_the_exit_codes_agree_in_errors_help_readme_and_the_action_docs() -> None:
+    from replaygate import errors
+    from replaygate.cli import EPILOG
+
+    root = Path(__file__).resolve().parents[1]
+    codes = {value for name, value in vars(errors).items() if name.startswith("EXIT_")}
+    assert codes == {0, 1, 2, 3, 4}
+    in_help = {int(line.split()[0]) for line in EPILOG.splitlines() if line[:3].strip().isdigit()}
+    readme = (root / "README.md").read_text().split("| exit code | meaning |", 1)[1]
+    in_readme = {int(row.split("|")[1]) for row in readme.split("\n\n", 1)[0].splitlines()[2:]}
+    assert in_help >= codes and in_readme == codes
+    action_docs = (root / "docs/action.md").read_text()
+    assert "4 for an input the action cannot use" in action_docs
+    assert errors.UsageError("x").exit_code == errors.EXIT_USAGE == 4

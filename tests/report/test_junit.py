@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -77,6 +78,17 @@ def test_default_keeps_the_suite_file_for_annotators_and_no_disabled_counts(
     assert all("disabled" not in element.attrib for element in root.iter())
     assert all(case.get("file") is None for case in root.iter("testcase"))
     assert root[0].get("file") == "packs/demo/contracts/weather.yaml"
+
+
+def test_the_default_still_gives_action_junit_report_a_file_and_line(mixed: RunResult) -> None:
+    # action-junit-report, without file or line on the testcase or failure, takes the
+    # testsuite's file and the line of the last ` <...file>...:<n>` in the failure text.
+    root = parse(mixed)
+    failure = find_case(root, "rainy").find("failure")
+    assert failure is not None and failure.text is not None
+    file = root[0].get("file") or ""
+    found = re.findall(" [^ ]*" + re.escape(file) + r".*?:\d+", failure.text.strip())
+    assert (file, found[-1].rsplit(":", 1)[1]) == ("packs/demo/contracts/weather.yaml", "14")
 
 
 def test_every_time_is_whole_milliseconds_without_float_artefacts(
