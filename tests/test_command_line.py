@@ -66,7 +66,11 @@ def test_a_misspelt_command_suggests_the_right_one(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["run", "--bogus"], "replaygate: unknown argument: --bogus"),
+        (["run", "--bogus"], "replaygate run: unknown argument: --bogus"),
+        (["run", "--jsno", "r.json"],
+         "replaygate run: unknown argument: --jsno (did you mean --json?)"),
+        (["merge", "a.json", "-x", "-y"], "replaygate merge: unknown arguments: -x -y"),
+        (["validate", "-v"], "replaygate validate: unknown argument: -v"),
         (["run", "--json"], "replaygate run: --json needs a value"),
         (["run", "--color", "red"],
          "replaygate run: --color: 'red' is not one of auto, always, never"),

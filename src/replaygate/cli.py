@@ -61,10 +61,6 @@ _MESSAGES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = 
         lambda m: f"missing {m['names']}",
     ),
     (
-        re.compile(r"unrecognized arguments: (?P<args>.+)"),
-        lambda m: f"unknown argument{'s' if ' ' in m['args'] else ''}: {m['args']}",
-    ),
-    (
         re.compile(r"argument (?P<name>\S+): not allowed with argument (?P<other>\S+)"),
         lambda m: f"{m['name']} cannot be used with {m['other']}",
     ),
@@ -107,7 +103,21 @@ def build_parser() -> argparse.ArgumentParser:
         # Each command module is imported only when the parser is built, so
         # `--version` answers before pydantic and friends are loaded.
         importlib.import_module(f"replaygate.commands.{name}").add_parser(sub)
+        sub.choices[name].set_defaults(command_parser=sub.choices[name])
     return parser
+
+
+def _parse(args: list[str]) -> argparse.Namespace:
+    """The command line parsed; an unknown argument is refused by the command it was given to."""
+    parsed, unknown = build_parser().parse_known_args(args)
+    if unknown:
+        command: argparse.ArgumentParser = parsed.command_parser
+        options = [o for action in command._actions for o in action.option_strings]
+        close = difflib.get_close_matches(unknown[0].partition("=")[0], options, 1, 0.8)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        plural = "s" if len(unknown) > 1 else ""
+        command.error(f"unknown argument{plural}: {' '.join(unknown)}{hint}")
+    return parsed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -116,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"replaygate {__version__}")
         return 0
     try:
-        parsed = build_parser().parse_args(args)
+        parsed = _parse(args)
         module = importlib.import_module(f"replaygate.commands.{parsed.command}")
         code: int = module.main(parsed)
         return code
