@@ -71,6 +71,7 @@ def test_a_misspelt_command_suggests_the_right_one(tmp_path: Path) -> None:
          "replaygate run: unknown argument: --jsno (did you mean --json?)"),
         (["merge", "a.json", "-x", "-y"], "replaygate merge: unknown arguments: -x -y"),
         (["validate", "-v"], "replaygate validate: unknown argument: -v"),
+        (["run", "--fail-on", "x"], "replaygate run: --fail-on: 'x' is not one of failure, never"),
         (["run", "--json"], "replaygate run: --json needs a value"),
         (["run", "--color", "red"],
          "replaygate run: --color: 'red' is not one of auto, always, never"),

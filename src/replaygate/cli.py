@@ -61,6 +61,12 @@ _MESSAGES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = 
         lambda m: f"missing {m['names']}",
     ),
     (
+        re.compile(
+            r"argument (?P<name>\S+): invalid choice: (?P<value>.+?) \(choose from (?P<of>.+)\)"
+        ),
+        lambda m: f"{m['name']}: {m['value']} is not one of {m['of'].replace(chr(39), '')}",
+    ),
+    (
         re.compile(r"argument (?P<name>\S+): not allowed with argument (?P<other>\S+)"),
         lambda m: f"{m['name']} cannot be used with {m['other']}",
     ),
