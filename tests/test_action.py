@@ -385,6 +385,14 @@ def test_the_build_backend_and_the_dev_tools_are_pinned_exactly() -> None:
     assert {u["package-ecosystem"] for u in updates} == {"docker", "pip", "github-actions"}
 
 
+def test_ci_tests_the_locked_the_oldest_and_the_newest_accepted_dependencies() -> None:
+    jobs = workflow("ci.yml")["jobs"]
+    assert [step.get("run") for step in jobs["lowest"]["steps"]][-1] == "bash .ci/lowest"
+    newest = " ".join(step.get("run", "") for step in jobs["newest"]["steps"])
+    assert "pip install --upgrade -e '.[test]'" in newest and "-c requirements.lock" not in newest
+    assert "-c requirements.lock -e '.[test]'" in (ROOT / ".ci/run").read_text()
+
+
 def action_steps(node: Any) -> Iterator[dict[str, Any]]:
     """Every mapping with a ``with:`` for replaygate (or a bare ``with:`` in a snippet)."""
     if isinstance(node, list):
