@@ -80,5 +80,5 @@ def test_fail_on_refuses_other_values_naming_them(tmp_path: Path) -> None:
         text=True,
         check=False,
     )
-    assert done.returncode == 2
-    assert "invalid choice: 'sometimes' (choose from 'failure', 'never')" in done.stderr
+    assert done.returncode == 4  # a usage error
+    assert "--fail-on: 'sometimes' is not one of failure, never" in done.stderr
