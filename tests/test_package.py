@@ -39,6 +39,13 @@ def test_dependencies_are_ranges_that_the_lock_satisfies() -> None:
         assert pins[canonicalize_name(requirement.name)] in requirement.specifier, text
 
 
+def test_every_direct_dependency_of_the_lock_has_a_range() -> None:
+    text = (ROOT / "requirements.lock").read_text().split("# direct", 1)[1].split("\n\n#", 1)[0]
+    direct = {canonicalize_name(line.split("==")[0]) for line in text.split() if "==" in line}
+    ranged = {canonicalize_name(Requirement(text).name) for text in PROJECT["dependencies"]}
+    assert direct == ranged
+
+
 def run(*args: str | Path, cwd: Path = ROOT) -> str:
     done = subprocess.run(
         [str(arg) for arg in args], cwd=cwd, capture_output=True, text=True, timeout=300
