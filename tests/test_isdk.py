@@ -376,7 +376,7 @@ def test_validate_counts_a_fixture_file_once(
     run(tmp_path, "- output: x\n- output: y\n", [{"output": "x"}, {"output": "y"}])
     capsys.readouterr()
     assert main(["validate", "--root", str(tmp_path), str(tmp_path / "packs")]) == 0
-    assert capsys.readouterr().out == "1 packs, 1 contracts, 2 cases, 0 problems\n"
+    assert capsys.readouterr().out == "1 pack, 1 contract, 2 cases, 0 problems\n"
 
 
 def test_one_case_of_a_fixture_file_runs_alone(tmp_path: Path) -> None:
