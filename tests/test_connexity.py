@@ -217,7 +217,7 @@ def test_a_single_test_case_file_is_a_target(tmp_path: Path) -> None:
 def test_an_unknown_difficulty_is_refused_with_the_valid_ones(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["run", "--difficulty", "easy"]) == 2
+    assert main(["run", "--difficulty", "easy"]) == 4  # a usage error
     assert "must be one of normal, hard, got 'easy'" in capsys.readouterr().err
 
 

@@ -24,8 +24,9 @@ def locked() -> dict[str, str]:
     pins = {}
     for line in (ROOT / "requirements.lock").read_text().splitlines():
         if line.strip() and not line.startswith("#"):
-            name, version = line.split("==")
-            pins[canonicalize_name(name)] = version.strip()
+            requirement = Requirement(line.split("#", 1)[0])
+            (pin,) = requirement.specifier  # one exact pin a line, perhaps with a marker
+            pins[canonicalize_name(requirement.name)] = pin.version
     return pins
 
 
