@@ -446,3 +446,87 @@ def test_a_fixture_with_a_misspelt_key_is_not_sent(
     out = capsys.readouterr().out
     assert "failed packs/p/contracts/c.yaml::ok: packs/p/golden/ok.json:" in out
     assert "requst" in out and server.seen == []
+
+
+def test_secrets_used_as_keys_are_redacted_and_the_object_stays_whole(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    server = providers("openai")
+    arguments = {"city": "Bern", KEY: "a", CANARY_ENV["CANARY_DB_SECRET"]: "b"}
+    server.calls = [("get_weather", arguments)]
+    assert _record(tmp_path, server) == 0
+    recording = json.loads((pack / "recordings" / "ok.recording.json").read_text())
+    assert recording["response"]["tool_calls"][0]["arguments"] == {
+        "city": "Bern",
+        "[redacted]": "a",
+        "[redacted] (2)": "b",
+    }
+    printed = capsys.readouterr()
+    _no_canary_anywhere(tmp_path, printed.out + printed.err)
+
+
+NON_ASCII_SECRET = "geheim-schlüssel-ümlaut-77"
+LONG_SECRET = "canary-long-secret-" + "0123456789" * 4
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the start of a secret at the 1,000-character cut of an error message
+        {"detail": "x" * 948 + LONG_SECRET},
+        # a non-ASCII secret, which an ASCII-only JSON dump would escape
+        {"detail": f"no: {NON_ASCII_SECRET}", "hint": "grüße"},
+    ],
+    ids=["cut", "non-ascii"],
+)
+def test_an_error_body_without_a_message_leaks_no_part_of_a_secret(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    body: dict[str, Any],
+) -> None:
+    monkeypatch.setenv("CANARY_UMLAUT_TOKEN", NON_ASCII_SECRET)
+    monkeypatch.setenv("CANARY_LONG_SECRET", LONG_SECRET)
+    _pack(tmp_path)
+    server = providers("openai")
+    server.script.extend([Reply(400, body)] * 2)
+    assert _record(tmp_path, server) == 1
+    printed = capsys.readouterr()
+    out = printed.out + printed.err
+    assert "invalid_request: HTTP 400: " in out
+    assert "\\u00" not in out  # the provider's words as it wrote them, redacted whole
+    _no_canary_anywhere(tmp_path, out)
+    for part in ("canary-long", "geheim-schl", json.dumps(NON_ASCII_SECRET)[1:12]):
+        assert part not in out
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        (KEY + "\n", "has a space, newline or control character in it: remove it"),
+        ("sk-price-5€-0123456789", "has characters an HTTP header cannot carry (outside Latin-1)"),
+    ],
+)
+def test_a_key_no_header_can_carry_stops_before_any_request(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    key: str,
+    problem: str,
+) -> None:
+    _pack(tmp_path)
+    server = providers("openai")
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    assert _record(tmp_path, server) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"replaygate: OPENAI_API_KEY {problem}")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert server.seen == []

@@ -266,7 +266,24 @@ def provider_setup(args: argparse.Namespace, environ: Mapping[str, str]) -> Prov
     key = environ.get(key_env) if key_env else None
     if key_env and not key:
         raise ReplayGateError(f"{key_env} is not set: the {name} provider needs an API key")
+    if key_env and key:
+        _check_key(key_env, key)
     return Provider(name, base, key, Redactor.build(environ, [key] if key else []))
+
+
+def _check_key(key_env: str, key: str) -> None:
+    """A key an HTTP header cannot carry stops the run here, before any request."""
+    if key != key.strip() or not key.isprintable():
+        raise ReplayGateError(
+            f"{key_env} has a space, newline or control character in it: remove it"
+        )
+    try:
+        key.encode("latin-1")
+    except UnicodeEncodeError:
+        raise ReplayGateError(
+            f"{key_env} has characters an HTTP header cannot carry (outside Latin-1): "
+            "check its value"
+        ) from None
 
 
 def refuse_untrusted_event(environ: Mapping[str, str]) -> None:
