@@ -29,6 +29,8 @@ from replaygate.providers.prompt import UnsupportedRequest, prompt_of
 from replaygate.providers.store import recording_document, write_recording
 from replaygate.providers.transport import BadPolicy, policy_of
 
+NO_MODEL = "no model: set model_id, default_model or --model"
+
 
 class RecordMode(StrEnum):
     RECORD_NEW = "record-new"  # only cases without a recording, or with a stale one
@@ -111,7 +113,7 @@ def _record(
         raise _Skip(Outcome.SKIPPED, "negative case with a hand-written response")
     model = options.model or case_model(item.pack, fixture)
     if not model:
-        raise _Skip(Outcome.FAILED, "no model: set model_id, default_model or --model")
+        raise _Skip(Outcome.FAILED, NO_MODEL)
     request = fixture.get("request")
     outcome = _existing(item, fixture, model)
     if outcome is Outcome.UNCHANGED:
