@@ -230,3 +230,32 @@ def test_every_field_of_the_schema_is_documented() -> None:
         assert f"`{key}`" in doc, key
     for key in SCHEMA["properties"]["response"]["properties"]:
         assert f"`{key}`" in doc, key
+
+
+def test_a_malformed_recorded_response_names_the_recording(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _without_response()
+    pack = make_pack(tmp_path, fixtures={"ok.json": data})
+    path = _record(pack, data["request"])
+    broken = json.loads(path.read_text())
+    broken["response"]["tool_calls"] = "not a list"
+    path.write_text(json.dumps(broken))
+    code, case, _ = _run(tmp_path, capsys)
+    assert (code, case["status"]) == (1, "error")
+    assert case["reason"].startswith("packs/p/recordings/ok.recording.json: "), case["reason"]
+
+
+def test_an_unknown_recording_version_lists_the_known_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _without_response()
+    pack = make_pack(tmp_path, fixtures={"ok.json": data})
+    path = _record(pack, data["request"])
+    broken = json.loads(path.read_text())
+    broken["recording_version"] = 2
+    path.write_text(json.dumps(broken))
+    _, case, _ = _run(tmp_path, capsys)
+    assert case["reason"] == (
+        "packs/p/recordings/ok.recording.json: recording_version: must be one of 1, got 2"
+    )

@@ -343,7 +343,9 @@ def _words(error: Any) -> str:
     if kind == "string_too_short":
         return "must not be empty"
     if kind == "literal_error":
-        allowed = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        # pydantic's own list: quoted strings, bare numbers, joined by commas and "or"
+        found = re.findall(r"'([^']*)'|([^\s,']+)", str(ctx.get("expected", "")))
+        allowed = [text or bare for text, bare in found if text or bare != "or"]
         return f"must be one of {', '.join(allowed)}, got {_shown(value)}"
     if kind in _BOUNDS:
         key, phrase = _BOUNDS[kind]
