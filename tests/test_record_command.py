@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -370,18 +372,60 @@ def test_a_signal_stops_after_the_requests_in_flight(
     assert "Traceback" not in err
 
 
-def test_a_recording_made_with_model_is_checked_with_the_same_model(
+def test_a_recording_made_with_model_passes_run_and_refreshes_as_it_was_made(
     tmp_path: Path,
     env: None,
     providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _pack(tmp_path)
-    assert _record(tmp_path, providers("openai"), "--model", "gpt-4.1") == 0
+    pack = _pack(tmp_path)
+    server = providers("openai-compatible")
+    monkeypatch.setenv("LOCAL_LLM_KEY", KEY)
+    made_with = ("--model", "llama-3", "--api-key-env", "LOCAL_LLM_KEY")
+    assert _record(tmp_path, server, *made_with) == 0
     capsys.readouterr()
-    assert main(["run", "packs"]) == 1
+    assert main(["run", "packs"]) == 0
+    assert main(["run", "--model", "llama-3", "packs"]) == 0
+    capsys.readouterr()
+    assert main(["run", "--model", "llama-4", "packs"]) == 1
     assert "(model changed)" in capsys.readouterr().out
-    assert main(["run", "--model", "gpt-4.1", "packs"]) == 0
+    fixture_file = pack / "golden" / "ok.json"
+    fixture_file.write_text(json.dumps(_request_only("weather in Basel?")))
+    assert main(["run", "packs::ok"]) == 1
+    out = capsys.readouterr().out
+    command = re.search(r"refresh it: (replaygate record .*?::ok) ", out)
+    assert command is not None, out
+    words = shlex.split(command.group(1))
+    assert words[1:6] == [
+        "record",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server.base_url,
+    ]
+    assert words[6:8] == ["--model", "llama-3"]
+    # the key's variable is not stored in the recording: named again
+    assert main([*words[1:], "--api-key-env", "LOCAL_LLM_KEY"]) == 0
+    assert {seen.body["model"] for seen in server.seen} == {"llama-3"}
+    capsys.readouterr()
+    assert main(["run", "packs"]) == 0
+
+
+def test_a_base_url_is_stored_without_credentials(
+    tmp_path: Path, env: None, providers: Callable[..., FakeProvider]
+) -> None:
+    pack = _pack(tmp_path)
+    server = providers("openai-compatible")
+    base = server.base_url.replace("http://", "http://user:pw@")
+    os.chdir(tmp_path)
+    argv = ["record", "--provider", "openai-compatible", "--base-url", base, "--model", "m"]
+    assert main([*argv, "--api-key-env", "OPENAI_API_KEY", "packs/p/contracts/c.yaml::ok"]) == 0
+    recording = json.loads((pack / "recordings" / "ok.recording.json").read_text())
+    assert recording["base_url"] == server.base_url
+    # requests sends the URL's user:password as Basic auth, in place of the Bearer key
+    assert server.violations == ["authorization header"]
+    server.violations.clear()
 
 
 def test_a_run_killed_at_any_moment_leaves_each_recording_old_or_new(

@@ -210,7 +210,7 @@ RECORDING_KEYS = FIXTURE_KEYS
 # (its `identity` and `raw` are checked by loading/recording.py) and a fixture's `response`.
 RECORDED_FIELDS = (
     "recording_version", "replaygate_version", "recorded_at", "provider", "model", "identity",
-    "response", "raw",
+    "response", "raw", "model_override", "base_url",
 )  # fmt: skip
 RECORDED_KEYS = {**FIXTURE_KEYS, _F.FIXTURE: frozenset(RECORDED_FIELDS)}
 FIXTURE_PLACES: dict[str, str] = {

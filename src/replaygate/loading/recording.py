@@ -50,6 +50,8 @@ class RecordingModel(_Strict):
     identity: IdentityModel
     response: dict[str, Any]
     raw: RawModel
+    model_override: bool = False
+    base_url: str | None = Field(default=None, min_length=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,8 @@ class Recording:
     provider: str | None
     older_request: Any = None  # an older recording's copy of the request, when it has one
     older_model: str | None = None
+    override: str | None = None  # the model `record --model` sent, which recorded mode checks
+    base_url: str | None = None  # openai-compatible's --base-url, for the refresh command
 
     @property
     def checkable(self) -> bool:
@@ -79,7 +83,15 @@ def parse_recording(data: Any, shown: str) -> Recording:
     recorded_at = model.recorded_at
     if recorded_at.tzinfo is None:
         recorded_at = recorded_at.replace(tzinfo=UTC)
-    return Recording(data["response"], data["identity"], recorded_at, model.provider)
+    override = model.model if model.model_override else None
+    return Recording(
+        data["response"],
+        data["identity"],
+        recorded_at,
+        model.provider,
+        override=override,
+        base_url=model.base_url,
+    )
 
 
 def _text(value: Any) -> str | None:
