@@ -574,3 +574,44 @@ def test_a_key_no_header_can_carry_stops_before_any_request(
     assert err.startswith(f"replaygate: OPENAI_API_KEY {problem}")
     assert err.count("\n") == 1 and "Traceback" not in err
     assert server.seen == []
+
+
+def test_a_write_that_fails_midway_leaves_the_old_recording_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from replaygate.errors import ReplayGateError
+    from replaygate.providers.redact import Redactor
+    from replaygate.providers.store import write_recording
+    from replaygate.report import files
+
+    path = tmp_path / "recordings" / "ok.recording.json"
+    path.parent.mkdir()
+    path.write_text('{"old": true}\n')
+
+    def full_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", full_disk)
+    with pytest.raises(ReplayGateError, match="No space left on device"):
+        write_recording(path, {"response": {"x": "y" * 100_000}}, Redactor.build({}))
+    assert path.read_text() == '{"old": true}\n'
+    assert [p.name for p in path.parent.iterdir()] == ["ok.recording.json"]
+
+
+def test_a_packs_redact_paths_reach_the_recording_file(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    (pack / "pack.yaml").write_text("pack_id: p\nredact:\n  - $.tool_calls[*].arguments.email\n")
+    server = providers("openai")
+    server.calls = [("get_weather", {"city": "Bern", "email": "ada@example.org"})]
+    assert _record(tmp_path, server, "packs/p/contracts/c.yaml::ok") == 0
+    capsys.readouterr()
+    text = (pack / "recordings" / "ok.recording.json").read_text()
+    assert "ada@example.org" not in text
+    recording = json.loads(text)
+    assert recording["response"]["tool_calls"][0]["arguments"]["email"] == "[redacted]"
+    assert "[redacted]" in json.dumps(recording["raw"]["body"])
