@@ -275,6 +275,33 @@ def test_recording_refuses_untrusted_events(
     assert server.seen == []
 
 
+@pytest.mark.parametrize(
+    ("written", "why"),
+    [(None, "cannot be read: No such file or directory"), ("{not json", "is not JSON")],
+)
+def test_an_unreadable_event_file_says_so(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    written: str | None,
+    why: str,
+) -> None:
+    _pack(tmp_path)
+    server = providers("openai")
+    if written is not None:
+        (tmp_path / "event.json").write_text(written)
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(tmp_path / "event.json"))
+    assert _record(tmp_path, server) == 2
+    assert capsys.readouterr().err == (
+        "replaygate: refusing to record on a pull_request event: its event file "
+        f"(GITHUB_EVENT_PATH) {why}, so where its code comes from is unknown\n"
+    )
+    assert server.seen == []
+
+
 def test_jobs_with_rate_limits_record_every_case(
     tmp_path: Path,
     env: None,

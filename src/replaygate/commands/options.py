@@ -291,6 +291,13 @@ def refuse_untrusted_event(environ: Mapping[str, str]) -> None:
     from replaygate.github.env import read_event
 
     event = read_event(environ)
+    if event.name.startswith("pull_request"):
+        unreadable = _unreadable(environ.get("GITHUB_EVENT_PATH", ""))
+        if unreadable:
+            raise ReplayGateError(
+                f"refusing to record on a {event.name} event: its event file "
+                f"(GITHUB_EVENT_PATH) {unreadable}, so where its code comes from is unknown"
+            )
     if event.name == "pull_request_target":
         raise ReplayGateError(
             "refusing to record on a pull_request_target event: it runs with the base "
@@ -300,6 +307,22 @@ def refuse_untrusted_event(environ: Mapping[str, str]) -> None:
         raise ReplayGateError(
             "refusing to record on a pull request from a fork: its code must not get the API key"
         )
+
+
+def _unreadable(path: str) -> str | None:
+    """Why the event file cannot be read, or None when it can."""
+    import json
+
+    if not path:
+        return "is not set"
+    try:
+        with open(path, encoding="utf-8") as handle:
+            json.load(handle)
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    except ValueError:
+        return "is not JSON"
+    return None
 
 
 def progress_bar(total: int) -> tuple[Callable[[], None], Callable[[], None]]:
