@@ -642,3 +642,23 @@ def test_a_packs_redact_paths_reach_the_recording_file(
     recording = json.loads(text)
     assert recording["response"]["tool_calls"][0]["arguments"]["email"] == "[redacted]"
     assert "[redacted]" in json.dumps(recording["raw"]["body"])
+
+
+def test_a_redact_path_at_a_number_is_a_warning(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    (pack / "pack.yaml").write_text("pack_id: p\nredact:\n  - $.tool_calls[*].arguments.pin\n")
+    server = providers("openai")
+    server.calls = [("get_weather", {"city": "Bern", "pin": 4711})]
+    assert _record(tmp_path, server, "packs/p/contracts/c.yaml::ok") == 0
+    warning = (
+        "redact: $.tool_calls[*].arguments.pin points at a number, which is not text: "
+        "written as it is"
+    )
+    out = capsys.readouterr().out
+    assert f"recorded packs/p/contracts/c.yaml::ok: {warning}\n" in out
+    assert f"  packs/p/contracts/c.yaml::ok: warning: {warning}\n" in out

@@ -27,6 +27,7 @@ from replaygate.loading.selection import Selected
 from replaygate.loading.targets import CASE_SEPARATOR
 from replaygate.providers.client import Provider
 from replaygate.providers.prompt import UnsupportedRequest, prompt_of
+from replaygate.providers.redact import not_text
 from replaygate.providers.store import recording_document, write_recording
 from replaygate.providers.transport import BadPolicy, policy_of
 from replaygate.providers.wire import ProviderName
@@ -139,7 +140,8 @@ def _record(
     )
     path, _ = recording_path(item.pack, item.case.input_ref)
     write_recording(path, document, provider.redactor, item.pack.redact)
-    return outcome, "", model, answer.response.get("usage")
+    warnings = not_text(document["response"], item.pack.redact)
+    return outcome, "; ".join(warnings), model, answer.response.get("usage")
 
 
 def _base_url(provider: Provider) -> str | None:

@@ -86,6 +86,34 @@ class Redactor:
         return f"{clean} ({number})"
 
 
+def not_text(document: Any, paths: Iterable[str]) -> list[str]:
+    """Warnings for ``paths`` that point at a number, a boolean or null: only text is redacted,
+    so those values are written as they are (the value itself is not shown)."""
+    warnings = []
+    for path in paths:
+        kinds = sorted(
+            {_KINDS.get(type(found), "value") for found in compile_path(path).find(document)}
+            - {"text", "object", "array"}
+        )
+        if kinds:
+            warnings.append(
+                f"redact: {path} points at {' and '.join(kinds)}, which is not text: "
+                "written as it is"
+            )
+    return warnings
+
+
+_KINDS = {
+    str: "text",
+    dict: "object",
+    list: "array",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
+
+
 def _strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value] if value else []
