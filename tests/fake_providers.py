@@ -13,7 +13,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -181,6 +181,51 @@ def error_body(provider: str, status: int, message: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
+def _chat_messages(body: dict[str, Any]) -> list[str]:
+    """Chat Completions: an assistant's tool_calls as {id, type: function, function: {name,
+    arguments: a JSON string}}."""
+    wrong = []
+    for index, message in enumerate(body.get("messages") or []):
+        for call in message.get("tool_calls") or [] if isinstance(message, dict) else []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if (
+                not isinstance(function, dict)
+                or set(call) != {"id", "type", "function"}
+                or call["type"] != "function"
+                or set(function) != {"name", "arguments"}
+                or not isinstance(function["name"], str)
+                or not isinstance(function["arguments"], str)
+            ):
+                wrong.append(f"messages[{index}].tool_calls: not the chat wire shape: {call}")
+    return wrong
+
+
+def _anthropic_messages(body: dict[str, Any]) -> list[str]:
+    """Messages: content blocks of Anthropic's types; tool_use with an id, a name, an input."""
+    wrong = []
+    for index, message in enumerate(body.get("messages") or []):
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind not in ("text", "image", "document", "tool_use", "tool_result", "thinking"):
+                wrong.append(f"messages[{index}]: block type {kind!r} is not Anthropic's")
+            if kind == "tool_use" and not (
+                isinstance(block.get("id"), str)
+                and isinstance(block.get("name"), str)
+                and isinstance(block.get("input"), dict)
+            ):
+                wrong.append(f"messages[{index}]: tool_use without id, name or input object")
+    return wrong
+
+
+MESSAGE_CHECKS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
+    "openai": _chat_messages,
+    "openai-compatible": _chat_messages,
+    "openai-responses": lambda body: [],
+    "anthropic": _anthropic_messages,
+}
+
+
 class FakeProvider:
     """One provider on 127.0.0.1. ``script`` replies first (in order), then ``default``."""
 
@@ -246,6 +291,8 @@ class FakeProvider:
                 wrong.append(f"body without {member}/model")
         if headers.get("content-type") != "application/json":
             wrong.append("content-type")
+        if isinstance(body, dict):
+            wrong += MESSAGE_CHECKS[self.provider](body)
         self.violations += wrong
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:

@@ -100,3 +100,18 @@ def test_pre_commit_hooks_run_hash_check_and_validate() -> None:
     assert hooks["replaygate-hash"]["entry"] == "replaygate hash --check"
     assert hooks["replaygate-validate"]["entry"] == "replaygate validate"
     assert all(hook["pass_filenames"] is False for hook in hooks.values())
+
+
+def test_a_fixture_without_a_request_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = fixture()
+    del data["request"]
+    pack = make_pack(tmp_path, fixtures={"ok.json": data})
+    path = pack / "golden" / "ok.json"
+    before = path.read_text()
+    monkeypatch.chdir(tmp_path)
+    assert main(["hash", "--check"]) == 0
+    assert main(["hash"]) == 0
+    assert path.read_text() == before
+    assert capsys.readouterr().out.endswith("1 fixtures, all up to date\n")

@@ -176,3 +176,19 @@ def test_the_action_only_ever_runs_in_recorded_mode() -> None:
     argv = arguments(inputs)
     assert argv[:2] == ["run", "packs"]
     assert argv[-2:] == ["--provider", "recorded"]
+
+
+def test_a_live_case_without_a_model_is_not_sent(
+    tmp_path: Path, providers: Callable[..., FakeProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pack = _pack(tmp_path)
+    data = json.loads((pack / "golden" / "ok.json").read_text())
+    del data["model_id"]
+    (pack / "golden" / "ok.json").write_text(json.dumps(data))
+    server = providers("openai")
+    code, result = _live(tmp_path, server, monkeypatch)
+    assert code == 1
+    assert result["cases"]["ok"]["reason"] == (
+        "packs/p/contracts/c.yaml: case 'ok': no model: set model_id, default_model or --model"
+    )
+    assert server.seen == []

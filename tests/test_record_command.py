@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -273,6 +275,33 @@ def test_recording_refuses_untrusted_events(
     assert server.seen == []
 
 
+@pytest.mark.parametrize(
+    ("written", "why"),
+    [(None, "cannot be read: No such file or directory"), ("{not json", "is not JSON")],
+)
+def test_an_unreadable_event_file_says_so(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    written: str | None,
+    why: str,
+) -> None:
+    _pack(tmp_path)
+    server = providers("openai")
+    if written is not None:
+        (tmp_path / "event.json").write_text(written)
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(tmp_path / "event.json"))
+    assert _record(tmp_path, server) == 2
+    assert capsys.readouterr().err == (
+        "replaygate: refusing to record on a pull_request event: its event file "
+        f"(GITHUB_EVENT_PATH) {why}, so where its code comes from is unknown\n"
+    )
+    assert server.seen == []
+
+
 def test_jobs_with_rate_limits_record_every_case(
     tmp_path: Path,
     env: None,
@@ -370,18 +399,60 @@ def test_a_signal_stops_after_the_requests_in_flight(
     assert "Traceback" not in err
 
 
-def test_a_recording_made_with_model_is_checked_with_the_same_model(
+def test_a_recording_made_with_model_passes_run_and_refreshes_as_it_was_made(
     tmp_path: Path,
     env: None,
     providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _pack(tmp_path)
-    assert _record(tmp_path, providers("openai"), "--model", "gpt-4.1") == 0
+    pack = _pack(tmp_path)
+    server = providers("openai-compatible")
+    monkeypatch.setenv("LOCAL_LLM_KEY", KEY)
+    made_with = ("--model", "llama-3", "--api-key-env", "LOCAL_LLM_KEY")
+    assert _record(tmp_path, server, *made_with) == 0
     capsys.readouterr()
-    assert main(["run", "packs"]) == 1
+    assert main(["run", "packs"]) == 0
+    assert main(["run", "--model", "llama-3", "packs"]) == 0
+    capsys.readouterr()
+    assert main(["run", "--model", "llama-4", "packs"]) == 1
     assert "(model changed)" in capsys.readouterr().out
-    assert main(["run", "--model", "gpt-4.1", "packs"]) == 0
+    fixture_file = pack / "golden" / "ok.json"
+    fixture_file.write_text(json.dumps(_request_only("weather in Basel?")))
+    assert main(["run", "packs::ok"]) == 1
+    out = capsys.readouterr().out
+    command = re.search(r"refresh it: (replaygate record .*?::ok) ", out)
+    assert command is not None, out
+    words = shlex.split(command.group(1))
+    assert words[1:6] == [
+        "record",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server.base_url,
+    ]
+    assert words[6:8] == ["--model", "llama-3"]
+    # the key's variable is not stored in the recording: named again
+    assert main([*words[1:], "--api-key-env", "LOCAL_LLM_KEY"]) == 0
+    assert {seen.body["model"] for seen in server.seen} == {"llama-3"}
+    capsys.readouterr()
+    assert main(["run", "packs"]) == 0
+
+
+def test_a_base_url_is_stored_without_credentials(
+    tmp_path: Path, env: None, providers: Callable[..., FakeProvider]
+) -> None:
+    pack = _pack(tmp_path)
+    server = providers("openai-compatible")
+    base = server.base_url.replace("http://", "http://user:pw@")
+    os.chdir(tmp_path)
+    argv = ["record", "--provider", "openai-compatible", "--base-url", base, "--model", "m"]
+    assert main([*argv, "--api-key-env", "OPENAI_API_KEY", "packs/p/contracts/c.yaml::ok"]) == 0
+    recording = json.loads((pack / "recordings" / "ok.recording.json").read_text())
+    assert recording["base_url"] == server.base_url
+    # requests sends the URL's user:password as Basic auth, in place of the Bearer key
+    assert server.violations == ["authorization header"]
+    server.violations.clear()
 
 
 def test_a_run_killed_at_any_moment_leaves_each_recording_old_or_new(
@@ -446,3 +517,148 @@ def test_a_fixture_with_a_misspelt_key_is_not_sent(
     out = capsys.readouterr().out
     assert "failed packs/p/contracts/c.yaml::ok: packs/p/golden/ok.json:" in out
     assert "requst" in out and server.seen == []
+
+
+def test_secrets_used_as_keys_are_redacted_and_the_object_stays_whole(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    server = providers("openai")
+    arguments = {"city": "Bern", KEY: "a", CANARY_ENV["CANARY_DB_SECRET"]: "b"}
+    server.calls = [("get_weather", arguments)]
+    assert _record(tmp_path, server) == 0
+    recording = json.loads((pack / "recordings" / "ok.recording.json").read_text())
+    assert recording["response"]["tool_calls"][0]["arguments"] == {
+        "city": "Bern",
+        "[redacted]": "a",
+        "[redacted] (2)": "b",
+    }
+    printed = capsys.readouterr()
+    _no_canary_anywhere(tmp_path, printed.out + printed.err)
+
+
+NON_ASCII_SECRET = "geheim-schlüssel-ümlaut-77"
+LONG_SECRET = "canary-long-secret-" + "0123456789" * 4
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the start of a secret at the 1,000-character cut of an error message
+        {"detail": "x" * 948 + LONG_SECRET},
+        # a non-ASCII secret, which an ASCII-only JSON dump would escape
+        {"detail": f"no: {NON_ASCII_SECRET}", "hint": "grüße"},
+    ],
+    ids=["cut", "non-ascii"],
+)
+def test_an_error_body_without_a_message_leaks_no_part_of_a_secret(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    body: dict[str, Any],
+) -> None:
+    monkeypatch.setenv("CANARY_UMLAUT_TOKEN", NON_ASCII_SECRET)
+    monkeypatch.setenv("CANARY_LONG_SECRET", LONG_SECRET)
+    _pack(tmp_path)
+    server = providers("openai")
+    server.script.extend([Reply(400, body)] * 2)
+    assert _record(tmp_path, server) == 1
+    printed = capsys.readouterr()
+    out = printed.out + printed.err
+    assert "invalid_request: HTTP 400: " in out
+    assert "\\u00" not in out  # the provider's words as it wrote them, redacted whole
+    _no_canary_anywhere(tmp_path, out)
+    for part in ("canary-long", "geheim-schl", json.dumps(NON_ASCII_SECRET)[1:12]):
+        assert part not in out
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        (KEY + "\n", "has a space, newline or control character in it: remove it"),
+        ("sk-price-5€-0123456789", "has characters an HTTP header cannot carry (outside Latin-1)"),
+    ],
+)
+def test_a_key_no_header_can_carry_stops_before_any_request(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    key: str,
+    problem: str,
+) -> None:
+    _pack(tmp_path)
+    server = providers("openai")
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    assert _record(tmp_path, server) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"replaygate: OPENAI_API_KEY {problem}")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert server.seen == []
+
+
+def test_a_write_that_fails_midway_leaves_the_old_recording_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from replaygate.errors import ReplayGateError
+    from replaygate.providers.redact import Redactor
+    from replaygate.providers.store import write_recording
+    from replaygate.report import files
+
+    path = tmp_path / "recordings" / "ok.recording.json"
+    path.parent.mkdir()
+    path.write_text('{"old": true}\n')
+
+    def full_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", full_disk)
+    with pytest.raises(ReplayGateError, match="No space left on device"):
+        write_recording(path, {"response": {"x": "y" * 100_000}}, Redactor.build({}))
+    assert path.read_text() == '{"old": true}\n'
+    assert [p.name for p in path.parent.iterdir()] == ["ok.recording.json"]
+
+
+def test_a_packs_redact_paths_reach_the_recording_file(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    (pack / "pack.yaml").write_text("pack_id: p\nredact:\n  - $.tool_calls[*].arguments.email\n")
+    server = providers("openai")
+    server.calls = [("get_weather", {"city": "Bern", "email": "ada@example.org"})]
+    assert _record(tmp_path, server, "packs/p/contracts/c.yaml::ok") == 0
+    capsys.readouterr()
+    text = (pack / "recordings" / "ok.recording.json").read_text()
+    assert "ada@example.org" not in text
+    recording = json.loads(text)
+    assert recording["response"]["tool_calls"][0]["arguments"]["email"] == "[redacted]"
+    assert "[redacted]" in json.dumps(recording["raw"]["body"])
+
+
+def test_a_redact_path_at_a_number_is_a_warning(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    (pack / "pack.yaml").write_text("pack_id: p\nredact:\n  - $.tool_calls[*].arguments.pin\n")
+    server = providers("openai")
+    server.calls = [("get_weather", {"city": "Bern", "pin": 4711})]
+    assert _record(tmp_path, server, "packs/p/contracts/c.yaml::ok") == 0
+    warning = (
+        "redact: $.tool_calls[*].arguments.pin points at a number, which is not text: "
+        "written as it is"
+    )
+    out = capsys.readouterr().out
+    assert f"recorded packs/p/contracts/c.yaml::ok: {warning}\n" in out
+    assert f"  packs/p/contracts/c.yaml::ok: warning: {warning}\n" in out

@@ -242,3 +242,72 @@ def test_every_field_of_the_schema_is_documented() -> None:
         assert f"`{key}`" in doc, key
     for key in SCHEMA["properties"]["response"]["properties"]:
         assert f"`{key}`" in doc, key
+
+
+def test_a_malformed_recorded_response_names_the_recording(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _without_response()
+    pack = make_pack(tmp_path, fixtures={"ok.json": data})
+    path = _record(pack, data["request"])
+    broken = json.loads(path.read_text())
+    broken["response"]["tool_calls"] = "not a list"
+    path.write_text(json.dumps(broken))
+    code, case, _ = _run(tmp_path, capsys)
+    assert (code, case["status"]) == (1, "error")
+    assert case["reason"].startswith("packs/p/recordings/ok.recording.json: "), case["reason"]
+
+
+def test_an_unknown_recording_version_lists_the_known_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _without_response()
+    pack = make_pack(tmp_path, fixtures={"ok.json": data})
+    path = _record(pack, data["request"])
+    broken = json.loads(path.read_text())
+    broken["recording_version"] = 2
+    path.write_text(json.dumps(broken))
+    _, case, _ = _run(tmp_path, capsys)
+    assert case["reason"] == (
+        "packs/p/recordings/ok.recording.json: recording_version: must be one of 1, got 2"
+    )
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "message"),
+    [
+        (
+            "recorded_at",
+            1764147600,
+            "recorded_at: expected a date and time such as 2026-11-26T09:00:00Z, got 1764147600",
+        ),
+        (
+            "provider",
+            "gemini",
+            "provider: must be one of openai, openai-responses, anthropic, openai-compatible, "
+            "got 'gemini'",
+        ),
+    ],
+)
+def test_the_recording_reader_is_as_strict_as_the_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], member: str, value: Any, message: str
+) -> None:
+    data = _without_response()
+    pack = make_pack(tmp_path, fixtures={"ok.json": data})
+    path = _record(pack, data["request"])
+    broken = json.loads(path.read_text())
+    broken[member] = value
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, SCHEMA)
+    path.write_text(json.dumps(broken))
+    _, case, _ = _run(tmp_path, capsys)
+    assert case["reason"] == f"packs/p/recordings/ok.recording.json: {message}"
+
+
+def test_the_recording_reader_knows_every_provider() -> None:
+    from replaygate.loading.recording import RecordingModel
+    from replaygate.providers.wire import ProviderName
+
+    known = RecordingModel.model_fields["provider"].annotation
+    assert set(known.__args__) == {str(name) for name in ProviderName}
+    assert set(SCHEMA["properties"]["provider"]["enum"]) == set(known.__args__)

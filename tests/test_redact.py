@@ -83,3 +83,19 @@ def test_the_written_recording_holds_no_canary(tmp_path: Path) -> None:
     for canary in (CANARY_KEY, *CANARY_ENV.values()):
         assert canary not in text
     assert [p.name for p in path.parent.iterdir()] == ["x.recording.json"]  # no temporary left
+
+
+def test_a_secret_used_as_a_key_is_redacted_and_collisions_are_suffixed() -> None:
+    doc = {CANARY_KEY: 1, f"x {CANARY_ENV['DB_SECRET']}": 2, "[redacted]": 3, "keep": 4}
+    assert _redactor().value(doc) == {
+        REDACTED: 1,
+        f"x {REDACTED}": 2,
+        f"{REDACTED} (2)": 3,
+        "keep": 4,
+    }
+
+
+def test_a_non_ascii_secret_is_redacted_in_its_escaped_json_form_too() -> None:
+    redactor = Redactor.build({"U_TOKEN": "schlüssel-value"})
+    assert "schl" not in redactor.text(json.dumps({"k": "schlüssel-value"}))
+    assert "schl" not in redactor.text(json.dumps({"k": "schlüssel-value"}, ensure_ascii=False))

@@ -400,3 +400,55 @@ def test_a_refusal_is_normalised(providers: Start, name: str) -> None:
         "refusal",
         [],
     )
+
+
+FLAT_CALL = {"id": "c1", "name": "get_weather", "arguments": {"city": "Bern"}}
+
+
+@pytest.mark.parametrize("name", ["openai", "openai-compatible"])
+def test_flat_assistant_calls_go_out_in_the_chat_wire_shape(providers: Start, name: str) -> None:
+    server = providers(name)
+    messages = [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": None, "tool_calls": [FLAT_CALL]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+    ]
+    call(server, {"messages": messages, "tools": TOOLS})
+    assert server.seen[0].body["messages"][1]["tool_calls"] == [
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Bern"}'},
+        }
+    ]
+
+
+def test_calls_beside_anthropic_content_blocks_become_tool_use_blocks(providers: Start) -> None:
+    server = providers("anthropic")
+    messages = [
+        {"role": "user", "content": "weather?"},
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Let me look."}],
+            "tool_calls": [FLAT_CALL],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+    ]
+    call(server, {"messages": messages, "tools": TOOLS, "max_tokens": 10})
+    assert server.seen[0].body["messages"][1]["content"] == [
+        {"type": "text", "text": "Let me look."},
+        {"type": "tool_use", "id": "c1", "name": "get_weather", "input": {"city": "Bern"}},
+    ]
+
+
+def test_an_openai_image_part_is_refused_for_anthropic(providers: Start) -> None:
+    server = providers("anthropic")
+    image = {"type": "image_url", "image_url": {"url": "https://example.invalid/a.png"}}
+    messages = [{"role": "user", "content": [{"type": "text", "text": "what?"}, image]}]
+    with pytest.raises(UnsupportedRequest) as raised:
+        call(server, {"messages": messages, "max_tokens": 10})
+    assert str(raised.value) == (
+        "request.messages[0].content[1]: an image_url part cannot be sent to anthropic; "
+        "write an Anthropic image block instead"
+    )
+    assert server.seen == []

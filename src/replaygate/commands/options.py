@@ -295,7 +295,24 @@ def provider_setup(args: argparse.Namespace, environ: Mapping[str, str]) -> Prov
     key = environ.get(key_env) if key_env else None
     if key_env and not key:
         raise ReplayGateError(f"{key_env} is not set: the {name} provider needs an API key")
+    if key_env and key:
+        _check_key(key_env, key)
     return Provider(name, base, key, Redactor.build(environ, [key] if key else []))
+
+
+def _check_key(key_env: str, key: str) -> None:
+    """A key an HTTP header cannot carry stops the run here, before any request."""
+    if key != key.strip() or not key.isprintable():
+        raise ReplayGateError(
+            f"{key_env} has a space, newline or control character in it: remove it"
+        )
+    try:
+        key.encode("latin-1")
+    except UnicodeEncodeError:
+        raise ReplayGateError(
+            f"{key_env} has characters an HTTP header cannot carry (outside Latin-1): "
+            "check its value"
+        ) from None
 
 
 def refuse_untrusted_event(environ: Mapping[str, str]) -> None:
@@ -303,6 +320,13 @@ def refuse_untrusted_event(environ: Mapping[str, str]) -> None:
     from replaygate.github.env import read_event
 
     event = read_event(environ)
+    if event.name.startswith("pull_request"):
+        unreadable = _unreadable(environ.get("GITHUB_EVENT_PATH", ""))
+        if unreadable:
+            raise ReplayGateError(
+                f"refusing to record on a {event.name} event: its event file "
+                f"(GITHUB_EVENT_PATH) {unreadable}, so where its code comes from is unknown"
+            )
     if event.name == "pull_request_target":
         raise ReplayGateError(
             "refusing to record on a pull_request_target event: it runs with the base "
@@ -312,6 +336,22 @@ def refuse_untrusted_event(environ: Mapping[str, str]) -> None:
         raise ReplayGateError(
             "refusing to record on a pull request from a fork: its code must not get the API key"
         )
+
+
+def _unreadable(path: str) -> str | None:
+    """Why the event file cannot be read, or None when it can."""
+    import json
+
+    if not path:
+        return "is not set"
+    try:
+        with open(path, encoding="utf-8") as handle:
+            json.load(handle)
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    except ValueError:
+        return "is not JSON"
+    return None
 
 
 def progress_bar(total: int) -> tuple[Callable[[], None], Callable[[], None]]:

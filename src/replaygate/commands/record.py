@@ -123,6 +123,12 @@ def summary(outcomes: Sequence[Any], seconds: float) -> str:
     lines += [
         terminal_safe(f"  {o.target}: {o.reason}") for o in outcomes if o.outcome is Outcome.FAILED
     ]
+    written = (Outcome.RECORDED, Outcome.REFRESHED)  # their reasons are warnings
+    lines += [
+        terminal_safe(f"  {o.target}: warning: {o.reason}")
+        for o in outcomes
+        if o.outcome in written and o.reason
+    ]
     for model, (inp, out) in sorted(_tokens(outcomes).items()):
         lines.append(terminal_safe(f"tokens {model}: {inp} in, {out} out"))
     lines.append(f"{len(outcomes)} cases in {seconds:.2f}s")

@@ -126,11 +126,24 @@ def case_provider(pack: Pack, fixture: Mapping[str, Any]) -> str:
     return provider if isinstance(provider, str) and provider else pack.provider or "openai"
 
 
-def record_command(contract_file: str, case_id: str, provider: str, *, refresh: bool) -> str:
-    """The exact command line that records one case."""
-    mode = ["--mode", "refresh"] if refresh else []
-    target = f"{contract_file}{CASE_SEPARATOR}{case_id}"
-    return shlex.join(["replaygate", "record", "--provider", provider, *mode, target])
+def record_command(
+    contract_file: str,
+    case_id: str,
+    provider: str,
+    *,
+    refresh: bool,
+    recording: Recording | None = None,
+    model: str | None = None,
+) -> str:
+    """The exact command line that records one case, again as ``recording`` was made
+    (its --base-url, its --model) when there is one; ``model``: `run --model`."""
+    words = ["replaygate", "record", "--provider", provider]
+    if recording is not None and recording.base_url:
+        words += ["--base-url", recording.base_url]
+    model = model or (recording.override if recording is not None else None)
+    words += ["--model", model] if model else []
+    words += ["--mode", "refresh"] if refresh else []
+    return shlex.join([*words, f"{contract_file}{CASE_SEPARATOR}{case_id}"])
 
 
 def _notes(pack: Pack, recording: Recording, shown: str, command: str) -> tuple[Problem, ...]:
@@ -231,18 +244,28 @@ def load_input(
         provider = recording.provider if recording and recording.provider else None
         provider = provider or case_provider(pack, fixture)
         refresh = recording is not None
-        command = record_command(file, case_id, provider, refresh=refresh) if case_id else ""
+        command = (
+            record_command(
+                file, case_id, provider, refresh=refresh, recording=recording, model=model
+            )
+            if case_id
+            else ""
+        )
         stale: str | None = None
         notes: tuple[Problem, ...] = ()
         if recording is None:
             response = fixture.get("response")
         else:
-            stale = staleness(recording, fixture.get("request"), model or case_model(pack, fixture))
+            # a recording made with `record --model` is checked against the model it sent
+            checked = model or recording.override or case_model(pack, fixture)
+            stale = staleness(recording, fixture.get("request"), checked)
             notes = _notes(pack, recording, looked_in, command)
             response = recording.response
         if response is None:
             return CaseInput(request, schemas, None, (), looked_in, command)
         from_fixture = recording is None and bool(fixture.get("response"))
+        if recording is not None:  # a malformed response is the recording's problem
+            shown = looked_in
         trace = traces.read_trace(response) if traces.is_trace(response) else None
         if trace is not None:
             response = traces.legacy_response(response, trace)

@@ -210,7 +210,7 @@ RECORDING_KEYS = FIXTURE_KEYS
 # (its `identity` and `raw` are checked by loading/recording.py) and a fixture's `response`.
 RECORDED_FIELDS = (
     "recording_version", "replaygate_version", "recorded_at", "provider", "model", "identity",
-    "response", "raw",
+    "response", "raw", "model_override", "base_url",
 )  # fmt: skip
 RECORDED_KEYS = {**FIXTURE_KEYS, _F.FIXTURE: frozenset(RECORDED_FIELDS)}
 FIXTURE_PLACES: dict[str, str] = {
@@ -343,7 +343,9 @@ def _words(error: Any) -> str:
     if kind == "string_too_short":
         return "must not be empty"
     if kind == "literal_error":
-        allowed = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        # pydantic's own list: quoted strings, bare numbers, joined by commas and "or"
+        found = re.findall(r"'([^']*)'|([^\s,']+)", str(ctx.get("expected", "")))
+        allowed = [text or bare for text, bare in found if text or bare != "or"]
         return f"must be one of {', '.join(allowed)}, got {_shown(value)}"
     if kind in _BOUNDS:
         key, phrase = _BOUNDS[kind]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from replaygate.errors import PackError
 from replaygate.loading.identity import describe_changes, request_identity
@@ -45,11 +45,24 @@ class RecordingModel(_Strict):
     recording_version: Literal[1]
     replaygate_version: str
     recorded_at: datetime = Field(strict=False)
-    provider: str = Field(min_length=1)
+    # the providers' names (providers/wire.py, a layer above: a test holds them equal)
+    provider: Literal["openai", "openai-responses", "anthropic", "openai-compatible"]
     model: str = Field(min_length=1)
     identity: IdentityModel
     response: dict[str, Any]
     raw: RawModel
+    model_override: bool = False
+    base_url: str | None = Field(default=None, min_length=1)
+
+    @field_validator("recorded_at", mode="before")
+    @classmethod
+    def _written_as_text(cls, value: Any) -> Any:
+        """As the schema says: a text (pydantic would read a number as a Unix time)."""
+        if not isinstance(value, str):
+            raise ValueError(
+                f"expected a date and time such as 2026-11-26T09:00:00Z, got {value!r}"
+            )
+        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +73,8 @@ class Recording:
     provider: str | None
     older_request: Any = None  # an older recording's copy of the request, when it has one
     older_model: str | None = None
+    override: str | None = None  # the model `record --model` sent, which recorded mode checks
+    base_url: str | None = None  # openai-compatible's --base-url, for the refresh command
 
     @property
     def checkable(self) -> bool:
@@ -79,7 +94,15 @@ def parse_recording(data: Any, shown: str) -> Recording:
     recorded_at = model.recorded_at
     if recorded_at.tzinfo is None:
         recorded_at = recorded_at.replace(tzinfo=UTC)
-    return Recording(data["response"], data["identity"], recorded_at, model.provider)
+    override = model.model if model.model_override else None
+    return Recording(
+        data["response"],
+        data["identity"],
+        recorded_at,
+        model.provider,
+        override=override,
+        base_url=model.base_url,
+    )
 
 
 def _text(value: Any) -> str | None:

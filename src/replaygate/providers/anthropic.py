@@ -50,25 +50,41 @@ def headers(key: str) -> dict[str, str]:
 
 
 def _blocks(message: Mapping[str, Any], where: str) -> Any:
+    """Text (a string), or content blocks followed by a ``tool_use`` block per call."""
     content = message.get("content")
-    if isinstance(content, list) and all(isinstance(b, Mapping) for b in content):
-        return content  # already Anthropic content blocks
+    listed = isinstance(content, list) and all(isinstance(b, Mapping) for b in content)
     blocks: list[dict[str, Any]] = []
-    if content is not None:
+    if listed and isinstance(content, list):  # (narrowed for the type checker)
+        blocks += [_block(block, f"{where}.content[{i}]") for i, block in enumerate(content)]
+    elif content is not None:
         blocks.append({"type": "text", "text": text_of(content, where)})
     for index, call in enumerate(message.get("tool_calls") or []):
-        function = call.get("function", call) if isinstance(call, Mapping) else {}
-        blocks.append(
-            {
-                "type": "tool_use",
-                "id": call.get("id"),
-                "name": function.get("name"),
-                "input": arguments_object(
-                    function.get("arguments", {}), f"{where}.tool_calls[{index}]"
-                ),
-            }
+        blocks.append(_tool_use(call, f"{where}.tool_calls[{index}]"))
+    if not listed and len(blocks) == 1 and blocks[0]["type"] == "text":
+        return blocks[0]["text"]
+    return blocks
+
+
+def _block(block: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """An Anthropic content block as written; OpenAI's image parts are not one."""
+    if block.get("type") == "image_url":
+        raise UnsupportedRequest(
+            f"{where}: an image_url part cannot be sent to anthropic; write an Anthropic "
+            "image block instead"
         )
-    return blocks[0]["text"] if len(blocks) == 1 and blocks[0]["type"] == "text" else blocks
+    return dict(block)
+
+
+def _tool_use(call: Any, where: str) -> dict[str, Any]:
+    function = call.get("function", call) if isinstance(call, Mapping) else None
+    if not isinstance(function, Mapping):
+        raise UnsupportedRequest(f"{where}: expected an object with a name")
+    return {
+        "type": "tool_use",
+        "id": call.get("id"),
+        "name": function.get("name"),
+        "input": arguments_object(function.get("arguments", {}), where),
+    }
 
 
 def _messages(prompt: Prompt) -> list[dict[str, Any]]:

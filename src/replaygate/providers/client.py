@@ -132,7 +132,8 @@ def _provider_message(reply: requests.Response) -> str:
         return reply.text.strip()
     error = body.get("error") if isinstance(body, Mapping) else None
     message = error.get("message") if isinstance(error, Mapping) else None
-    return message if isinstance(message, str) else json.dumps(body)[:MESSAGE_LIMIT]
+    # whole and unescaped: it is redacted before it is cut (Provider._failed)
+    return message if isinstance(message, str) else json.dumps(body, ensure_ascii=False)
 
 
 def _status_error(reply: requests.Response, policy: Policy) -> tuple[ErrorKind, str, int]:

@@ -14,7 +14,7 @@ from replaygate.loading.pack import Pack
 from replaygate.loading.selection import Selected
 from replaygate.providers.client import Provider
 from replaygate.providers.prompt import UnsupportedRequest, prompt_of
-from replaygate.providers.recorder import fixture_of, hand_written
+from replaygate.providers.recorder import NO_MODEL, fixture_of, hand_written
 from replaygate.providers.transport import BadPolicy, policy_of
 
 Key = tuple[str, str, str]  # pack_id, contract path, case id
@@ -31,7 +31,10 @@ def live_input(item: Selected, provider: Provider, model: str | None) -> CaseInp
         if hand_written(item, fixture):
             skip = "negative case with a hand-written response (not sent live)"
             return CaseInput(request, schemas, None, (), shown, skip=skip)
-        prompt = prompt_of(fixture.get("request"), model or case_model(item.pack, fixture))
+        model = model or case_model(item.pack, fixture)
+        if not model:
+            return f"{item.contract.file}: case {item.case.id!r}: {NO_MODEL}"
+        prompt = prompt_of(fixture.get("request"), model)
         answer = provider.call(prompt, policy_of(item.contract))
         document, calls = normalize_response(answer.response)
     except PackError as exc:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from replaygate.providers.prompt import Prompt, UnsupportedRequest, take, tool_choice
+from replaygate.providers.prompt import (
+    Prompt,
+    UnsupportedRequest,
+    arguments_text,
+    take,
+    tool_choice,
+)
 from replaygate.providers.response import (
     FinishReason,
     MalformedResponse,
@@ -62,13 +68,38 @@ def _choice(value: Any) -> Any:
     return choice.mode
 
 
+def _message(message: dict[str, Any], index: int) -> dict[str, Any]:
+    """An assistant message's calls in the wire's shape (fixtures may write them flat)."""
+    calls = message.get("tool_calls")
+    if message["role"] != "assistant" or not calls:
+        return message
+    if not isinstance(calls, list):
+        raise UnsupportedRequest(f"request.messages[{index}].tool_calls: expected a list")
+    return {**message, "tool_calls": [_wire_call(c, index, i) for i, c in enumerate(calls)]}
+
+
+def _wire_call(call: Any, index: int, number: int) -> dict[str, Any]:
+    function = call.get("function", call) if isinstance(call, Mapping) else None
+    if not isinstance(function, Mapping):
+        where = f"request.messages[{index}].tool_calls[{number}]"
+        raise UnsupportedRequest(f"{where}: expected an object with a name")
+    return {
+        "id": call.get("id"),
+        "type": "function",
+        "function": {
+            "name": function.get("name"),
+            "arguments": arguments_text(function.get("arguments", {})),
+        },
+    }
+
+
 def build(prompt: Prompt, *, compatible: bool = False) -> dict[str, Any]:
     settings = dict(prompt.settings)
     choice = settings.pop("tool_choice", None)
     body: dict[str, Any] = {
         "model": prompt.model,
         "messages": [{"role": "system", "content": text} for text in prompt.system]
-        + prompt.messages,
+        + [_message(message, index) for index, message in enumerate(prompt.messages)],
     }
     if prompt.tools:
         body["tools"] = [_tool(tool) for tool in prompt.tools]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from replaygate.engine.judge import excluded_by_modes
 from replaygate.errors import PackError
@@ -26,8 +27,12 @@ from replaygate.loading.selection import Selected
 from replaygate.loading.targets import CASE_SEPARATOR
 from replaygate.providers.client import Provider
 from replaygate.providers.prompt import UnsupportedRequest, prompt_of
+from replaygate.providers.redact import not_text
 from replaygate.providers.store import recording_document, write_recording
 from replaygate.providers.transport import BadPolicy, policy_of
+from replaygate.providers.wire import ProviderName
+
+NO_MODEL = "no model: set model_id, default_model or --model"
 
 
 class RecordMode(StrEnum):
@@ -111,7 +116,7 @@ def _record(
         raise _Skip(Outcome.SKIPPED, "negative case with a hand-written response")
     model = options.model or case_model(item.pack, fixture)
     if not model:
-        raise _Skip(Outcome.FAILED, "no model: set model_id, default_model or --model")
+        raise _Skip(Outcome.FAILED, NO_MODEL)
     request = fixture.get("request")
     outcome = _existing(item, fixture, model)
     if outcome is Outcome.UNCHANGED:
@@ -130,10 +135,25 @@ def _record(
         status=answer.status or 200,
         body=answer.body,
         now=datetime.now(UTC),
+        model_override=options.model is not None,
+        base_url=_base_url(provider),
     )
     path, _ = recording_path(item.pack, item.case.input_ref)
     write_recording(path, document, provider.redactor, item.pack.redact)
-    return outcome, "", model, answer.response.get("usage")
+    warnings = not_text(document["response"], item.pack.redact)
+    return outcome, "; ".join(warnings), model, answer.response.get("usage")
+
+
+def _base_url(provider: Provider) -> str | None:
+    """openai-compatible has no default base URL: the refresh command needs it (without any
+    user:password or query, which are no business of a file in the repository)."""
+    if provider.name is not ProviderName.OPENAI_COMPATIBLE:
+        return None
+    parts = urlsplit(provider.base_url)
+    host = parts.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    netloc += f":{parts.port}" if parts.port else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def record_all(

@@ -41,7 +41,8 @@ class Redactor:
     def _of(cls, found: Iterable[str], named: Iterable[str] = ()) -> Redactor:
         """``named``: values a pack's paths point at, redacted whatever their length."""
         values = {v for v in found if len(v) >= MIN_SECRET_LENGTH} | set(named)
-        values |= {json.dumps(v, ensure_ascii=False)[1:-1] for v in values}  # inside JSON text
+        # inside JSON text, as dumped with and without ensure_ascii
+        values |= {json.dumps(v, ensure_ascii=a)[1:-1] for v in values for a in (False, True)}
         ordered = tuple(sorted(values, key=len, reverse=True))
         alternatives = [re.escape(v) for v in ordered] + [_KEY_SHAPE]
         return cls(ordered, re.compile("|".join(alternatives)))
@@ -65,13 +66,52 @@ class Redactor:
         if kind is str:
             return self.pattern.sub(REDACTED, value)
         if kind is dict or isinstance(value, Mapping):
-            return {
-                key: REDACTED if _SECRET_KEY.fullmatch(str(key)) else self.value(item)
-                for key, item in value.items()
-            }
+            out: dict[Any, Any] = {}
+            for key, item in value.items():
+                secret_named = _SECRET_KEY.fullmatch(str(key))
+                out[self._key(key, out)] = REDACTED if secret_named else self.value(item)
+            return out
         if kind is list or kind is tuple:
             return [self.value(item) for item in value]
         return self.text(value) if isinstance(value, str) else value
+
+    def _key(self, key: Any, taken: Mapping[Any, Any]) -> Any:
+        """The key redacted too (a secret can be a key); suffixed when it would collide."""
+        clean = self.text(key) if isinstance(key, str) else key
+        if clean not in taken:
+            return clean
+        number = 2
+        while f"{clean} ({number})" in taken:
+            number += 1
+        return f"{clean} ({number})"
+
+
+def not_text(document: Any, paths: Iterable[str]) -> list[str]:
+    """Warnings for ``paths`` that point at a number, a boolean or null: only text is redacted,
+    so those values are written as they are (the value itself is not shown)."""
+    warnings = []
+    for path in paths:
+        kinds = sorted(
+            {_KINDS.get(type(found), "value") for found in compile_path(path).find(document)}
+            - {"text", "object", "array"}
+        )
+        if kinds:
+            warnings.append(
+                f"redact: {path} points at {' and '.join(kinds)}, which is not text: "
+                "written as it is"
+            )
+    return warnings
+
+
+_KINDS = {
+    str: "text",
+    dict: "object",
+    list: "array",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
 
 
 def _strings(value: Any) -> list[str]:

@@ -28,9 +28,15 @@ def recording_document(
     status: int,
     body: Any,
     now: datetime,
+    model_override: bool = False,
+    base_url: str | None = None,
 ) -> dict[str, Any]:
-    """A recording, before redaction: the request's identity, the normalised response, the body."""
-    return {
+    """A recording, before redaction: the request's identity, the normalised response, the body.
+
+    ``model_override``: ``model`` came from `record --model`; ``base_url``: the --base-url
+    an openai-compatible provider needs to record it again."""
+    made_with = {"model_override": True} if model_override else {}
+    document = {
         "recording_version": RECORDING_VERSION,
         "replaygate_version": __version__,
         "recorded_at": now.isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -39,7 +45,11 @@ def recording_document(
         "identity": identity.as_json(),
         "response": _plain(response),
         "raw": {"status": status, "body": body},
+        **made_with,
     }
+    if base_url is not None:
+        document["base_url"] = base_url
+    return document
 
 
 def _plain(value: Any) -> Any:
