@@ -318,6 +318,31 @@ def test_a_contract_file_pack_yaml_does_not_list_is_a_problem_not_a_silent_skip(
     ]
 
 
+def test_an_unlisted_contract_in_a_subfolder_or_with_an_upper_case_suffix_is_a_problem(
+    tmp_path: Path,
+) -> None:
+    pack = make_pack(tmp_path, pack_yaml="pack_id: p\ncontracts:\n  - c.yaml\n")
+    (pack / "contracts" / "sub").mkdir()
+    (pack / "contracts" / "sub" / "d.yaml").write_text(CONTRACT)
+    (pack / "contracts" / "E.YAML").write_text(CONTRACT)
+    assert load_all(tmp_path)[0] == [
+        f"packs/p/pack.yaml:2: contracts/{name} is in contracts/ but not listed in "
+        "pack.yaml `contracts`; list it, or move it out"
+        for name in ("E.YAML", "sub/d.yaml")
+    ]
+
+
+def test_without_a_contracts_list_a_contract_in_a_subfolder_is_a_problem(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path)
+    (pack / "contracts" / "sub").mkdir()
+    (pack / "contracts" / "sub" / "d.yml").write_text(CONTRACT)
+    assert load_all(tmp_path)[0] == [
+        "packs/p/pack.yaml: contracts/sub/d.yml is in contracts/ but not run: without a "
+        "`contracts` list in pack.yaml only the .yaml and .yml files directly in it run; "
+        "list the contracts, or move it out"
+    ]
+
+
 def test_without_a_contracts_list_yml_contracts_run_too(tmp_path: Path) -> None:
     make_pack(tmp_path, contracts={"a.yaml": CONTRACT, "b.yml": CONTRACT})
     (pack,) = load_packs(["packs"], cwd=tmp_path, root=None, now=NOW).packs

@@ -112,22 +112,42 @@ def _contracts_in(contracts_dir: Path) -> list[Path]:
     return sorted(p for suffix in CONTRACT_SUFFIXES for p in contracts_dir.glob(f"*{suffix}"))
 
 
+def _every_contract_file(contracts_dir: Path) -> list[Path]:
+    """Every YAML file at any depth below the contracts directory, any case of suffix."""
+    found: list[Path] = []
+    for folder, subfolders, names in os.walk(contracts_dir):
+        subfolders.sort()
+        found += [Path(folder, n) for n in sorted(names) if n.lower().endswith(CONTRACT_SUFFIXES)]
+    return found
+
+
 def _unlisted(
-    listed: Iterable[Path], contracts_dir: Path, pack_dir: Path, raw: Any, shown: str
+    model: PackModel, contracts_dir: Path, pack_dir: Path, raw: Any, shown: str
 ) -> list[Problem]:
-    """Contract files in the contracts directory that pack.yaml does not list: never run."""
-    known = {os.path.realpath(path) for path in listed}
+    """YAML files in (or below) the contracts directory that will not run: never checked.
+
+    A file pack.yaml lists (or, without a list, one the directory's glob takes) is not one of
+    them even when it was refused: that has its own problem already.
+    """
+    listed = model.contracts is not None
+    names = model.contracts if model.contracts is not None else _contracts_in(contracts_dir)
+    considered = {os.path.normpath(os.path.join(contracts_dir, name)) for name in names}
     folder = contract_path(contracts_dir, pack_dir, pack_dir.parent)
-    line = yaml_reader.line_of(raw, ("contracts",))
+    line = yaml_reader.line_of(raw, ("contracts",)) if listed else None
+    why = (
+        "not listed in pack.yaml `contracts`; list it, or move it out"
+        if listed
+        else "not run: without a `contracts` list in pack.yaml only the .yaml and .yml files "
+        "directly in it run; list the contracts, or move it out"
+    )
     return [
         Problem(
             shown,
             line,
-            f"{contract_path(path, pack_dir, pack_dir.parent)} is in {folder}/ but not listed "
-            "in pack.yaml `contracts`; list it, or move it out",
+            f"{contract_path(path, pack_dir, pack_dir.parent)} is in {folder}/ but {why}",
         )
-        for path in _contracts_in(contracts_dir)
-        if os.path.realpath(path) not in known
+        for path in _every_contract_file(contracts_dir)
+        if os.path.normpath(path) not in considered
     ]
 
 
@@ -218,8 +238,8 @@ def load_pack(
         _check_redact(model.redact or [], raw, shown)
     except PackError as exc:
         return None, [*problems, *exc.problems()], []
-    if model.contracts is not None and selection.everything:
-        problems += _unlisted(contract_files, layout.contracts_dir, pack_dir, raw, shown)
+    if selection.everything:
+        problems += _unlisted(model, layout.contracts_dir, pack_dir, raw, shown)
     chosen = [path for path in contract_files if selection.wants_contract(path)]
     loaded = list(_load_contracts(chosen, pack_dir, root.path, problems))
     isdk = [
