@@ -25,6 +25,7 @@ from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, exit_code
 
 if TYPE_CHECKING:
+    from replaygate.loading.pack import Loaded
     from replaygate.loading.peers import PeerOptions
     from replaygate.providers.client import Provider
 
@@ -366,3 +367,28 @@ def progress_bar(total: int) -> tuple[Callable[[], None], Callable[[], None]]:
         bar.update(1)
 
     return tick, bar.close
+
+
+def load_named(args: argparse.Namespace) -> Loaded:
+    """What the command line names (packs, contracts, cases, peer files), loaded; the
+    repository root each resolved against is printed once, on stderr."""
+    from datetime import UTC, datetime
+
+    from replaygate.loading.peers import load_all
+    from replaygate.loading.roots import root_lines
+    from replaygate.loading.targets import command_targets
+    from replaygate.report.escape import terminal_safe
+
+    cwd = Path.cwd()
+    named = command_targets(args.paths, args.pack, cwd)
+    loaded = load_all(
+        named.targets,
+        cwd=cwd,
+        root=Path(args.root).resolve() if args.root else None,
+        now=datetime.now(UTC),
+        warnings=named.warnings,
+        peers=peer_options(args),
+    )
+    for line in root_lines(loaded.roots):
+        print(terminal_safe(line), file=sys.stderr)
+    return loaded

@@ -6,16 +6,13 @@ import argparse
 import dataclasses
 import functools
 import os
-import sys
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from replaygate.commands.options import (
     add_peer_options,
     add_report_options,
     finish,
-    peer_options,
+    load_named,
     provider_option,
     provider_setup,
     refuse_untrusted_event,
@@ -74,27 +71,11 @@ def _default_jobs() -> int:
 def main(args: argparse.Namespace) -> int:
     from replaygate.engine.runner import case_keys, run_packs
     from replaygate.loading.fixtures import load_case_input
-    from replaygate.loading.peers import load_all
-    from replaygate.loading.roots import root_lines
-    from replaygate.loading.targets import command_targets
-    from replaygate.report.escape import terminal_safe
     from replaygate.results.shard import parse_shard
 
     stdout_report(args)  # refuses two reports on stdout before any work
     shard = parse_shard(args.shard) if args.shard is not None else None
-    root = Path(args.root).resolve() if args.root else None
-    cwd = Path.cwd()
-    named = command_targets(args.paths, args.pack, cwd)
-    loaded = load_all(
-        named.targets,
-        cwd=cwd,
-        root=root,
-        now=datetime.now(UTC),
-        warnings=named.warnings,
-        peers=peer_options(args),
-    )
-    for line in root_lines(loaded.roots):
-        print(terminal_safe(line), file=sys.stderr)
+    loaded = load_named(args)
     select = None
     if shard is not None:
         chosen = shard.select(case_keys(loaded.packs))

@@ -5,11 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from replaygate.commands.options import add_peer_options, peer_options
+from replaygate.commands.options import add_peer_options, load_named
 from replaygate.commands.output import add_color_option, wants_color
 from replaygate.errors import EXIT_CONFIG, EXIT_OK
 
@@ -25,27 +23,11 @@ def add_parser(sub: Any) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from replaygate.loading.fixtures import load_case_input
-    from replaygate.loading.peers import load_all
-    from replaygate.loading.roots import root_lines
-    from replaygate.loading.targets import command_targets
-    from replaygate.report.escape import terminal_safe
     from replaygate.report.grammar import counted
     from replaygate.report.text import render_problems, render_warnings
     from replaygate.results.model import Problem
 
-    root = Path(args.root).resolve() if args.root else None
-    cwd = Path.cwd()
-    named = command_targets(args.paths, args.pack, cwd)
-    loaded = load_all(
-        named.targets,
-        cwd=cwd,
-        root=root,
-        now=datetime.now(UTC),
-        warnings=named.warnings,
-        peers=peer_options(args),
-    )
-    for line in root_lines(loaded.roots):
-        print(terminal_safe(line), file=sys.stderr)
+    loaded = load_named(args)
     problems = list(loaded.problems)
     for pack in loaded.packs:
         for contract in pack.contracts:

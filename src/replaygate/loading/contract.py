@@ -89,6 +89,37 @@ class Contract:
     not_evaluated: tuple[NotEvaluated, ...] = ()  # criteria a judge would have to decide
 
 
+def trace_only_contract(
+    path: str,
+    file: str,
+    tool: str,
+    raw: Any,
+    *,
+    golden_cases: tuple[GoldenCase, ...] = (),
+    trace_assertions: tuple[TraceAssertion, ...] = (),
+    not_evaluated: tuple[NotEvaluated, ...] = (),
+) -> Contract:
+    """A contract that only checks whole traces (a peer tool's scenario or test case):
+    no expected calls, no invariants, nothing allowed to go unmatched."""
+    return Contract(
+        path=path,
+        file=file,
+        tool=tool,
+        expected_calls=(),
+        expected_names=frozenset(),
+        allowed_misses=0,
+        strict_order=False,
+        strict_match=False,
+        output_invariants=(),
+        input_invariants=(),
+        golden_cases=golden_cases,
+        allowed_errors=frozenset(),
+        lines=dict(_lines(raw)),
+        trace_assertions=trace_assertions,
+        not_evaluated=not_evaluated,
+    )
+
+
 def _lines(raw: Any) -> Mapping[Any, int]:
     return getattr(raw, "key_lines", {})
 

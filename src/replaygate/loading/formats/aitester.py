@@ -16,7 +16,7 @@ from replaygate.assertions.trace_compile import (
 from replaygate.assertions.values import suggestion
 from replaygate.errors import PackError
 from replaygate.loading import files, yaml_reader
-from replaygate.loading.contract import Contract, GoldenCase
+from replaygate.loading.contract import Contract, GoldenCase, trace_only_contract
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixtures import CaseInput
 from replaygate.loading.formats.aitester_trace import Run
@@ -124,20 +124,11 @@ def load_scenario(path: Path, pack_dir: Path, root: Path, budget: float | None) 
     _known_keys(raw, shown)
     model: ScenarioModel = validate(ScenarioModel, raw, shown)
     compiled, skipped = _assertions(raw, shown)
-    return Contract(
-        path=contract_path(path, pack_dir, root),
-        file=shown,
-        tool=model.scenario,
-        expected_calls=(),
-        expected_names=frozenset(),
-        allowed_misses=0,
-        strict_order=False,
-        strict_match=False,
-        output_invariants=(),
-        input_invariants=(),
-        golden_cases=(),
-        allowed_errors=frozenset(),
-        lines=dict(getattr(raw, "key_lines", {})),
+    return trace_only_contract(
+        contract_path(path, pack_dir, root),
+        shown,
+        model.scenario,
+        raw,
         trace_assertions=(*compiled, *_implicit(model, raw, shown, budget)),
         not_evaluated=skipped,
     )

@@ -17,7 +17,7 @@ from replaygate.assertions.trace_compile import NotEvaluated, TraceAssertion
 from replaygate.assertions.trace_match import ArgMatch
 from replaygate.errors import PackError
 from replaygate.loading import files, json_reader, traces, yaml_reader
-from replaygate.loading.contract import Contract, GoldenCase
+from replaygate.loading.contract import Contract, GoldenCase, trace_only_contract
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixtures import CaseInput, shape_line
 from replaygate.loading.normalize import FixtureShapeError, normalize_response
@@ -172,20 +172,12 @@ def contract(model: TestCaseModel, raw: Any, path: Path, pack_dir: Path, root: P
         )
     line = _line(raw, "name")
     case = GoldenCase(model.name, path.name, True, None, None, line, line)
-    return Contract(
-        path=contract_path(path, pack_dir, root),
-        file=shown,
-        tool=model.name,
-        expected_calls=(),
-        expected_names=frozenset(),
-        allowed_misses=0,
-        strict_order=False,
-        strict_match=False,
-        output_invariants=(),
-        input_invariants=(),
+    return trace_only_contract(
+        contract_path(path, pack_dir, root),
+        shown,
+        model.name,
+        raw,
         golden_cases=(case,),
-        allowed_errors=frozenset(),
-        lines=dict(getattr(raw, "key_lines", {})),
         trace_assertions=tuple(checks),
         not_evaluated=tuple(_judged(model, raw, shown)),
     )
