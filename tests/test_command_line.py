@@ -205,15 +205,16 @@ def test_colour_cannot_let_fixture_text_drive_the_terminal(tmp_path: Path) -> No
 # --- how much the terminal report says --------------------------------------------------
 
 
-def test_quiet_prints_only_problems_and_the_totals_line(tmp_path: Path) -> None:
+def test_quiet_prints_only_problems_failures_and_the_totals_line(tmp_path: Path) -> None:
     two_case_pack(tmp_path)
     make_pack(tmp_path, "broken", contract="tool: [\n")
     done = run(["run", "-q"], tmp_path)
     assert done.returncode == 2
     lines = done.stdout.splitlines()
-    assert len(lines) == 2
+    assert len(lines) == 3
     assert lines[0].startswith("packs/broken/contracts/c.yaml:")
-    assert lines[1].startswith("1 passed, 1 failed, 0 errors, 0 skipped, 1 problem in ")
+    assert lines[1].startswith("packs/p/contracts/c.yaml:6: $.city: 'Paris' is not equal to")
+    assert lines[2].startswith("1 passed, 1 failed, 0 errors, 0 skipped, 1 problem in ")
 
 
 def test_verbose_prints_every_case_with_its_time(tmp_path: Path) -> None:

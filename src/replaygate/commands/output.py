@@ -57,7 +57,7 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         action="store_const",
         const=Verbosity.QUIET,
         default=Verbosity.NORMAL,
-        help="print only the load problems and the totals line",
+        help="print only load problems, failed or errored cases and the totals line",
     )
     amount.add_argument(
         "-v",

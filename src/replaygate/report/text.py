@@ -23,17 +23,19 @@ _STATUS_COLOUR = {Status.PASSED: _GREEN, Status.SKIPPED: _YELLOW}
 
 
 class Verbosity(StrEnum):
-    QUIET = "quiet"  # load problems and the totals line
-    NORMAL = "normal"  # and warnings, failed or errored cases (alike ones counted), skip reasons
+    QUIET = "quiet"  # load problems, failed or errored cases (alike ones counted), the totals
+    NORMAL = "normal"  # and warnings, notes and skip reasons
     VERBOSE = "verbose"  # and warnings, every case with its time, in place of the others
 
 
 def render_text(
     result: RunResult, *, color: bool = False, verbosity: Verbosity = Verbosity.NORMAL
 ) -> str:
-    """Problems, failed and errored cases, skip reasons, then the totals line."""
+    """Problems, (warnings,) failed and errored cases, (notes, skip reasons,) the totals line."""
     lines = render_problems(result.problems, color=color)
-    if verbosity is not Verbosity.QUIET:
+    if verbosity is Verbosity.QUIET:  # what failed is never hidden: a test tool says so
+        lines += _cases(result, color)
+    else:
         lines += render_warnings(result.warnings, color=color)
         normal = verbosity is Verbosity.NORMAL
         lines += _cases(result, color) if normal else [_timed(case, color) for case in result.cases]
