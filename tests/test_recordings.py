@@ -306,7 +306,7 @@ def test_the_recording_reader_is_as_strict_as_the_schema(
 
 def test_the_recording_reader_knows_every_provider() -> None:
     from replaygate.loading.recording import RecordingModel
-    from replaygate.providers.wire import ProviderName
+    from replaygate.providers.names import ProviderName
 
     known = RecordingModel.model_fields["provider"].annotation
     assert set(known.__args__) == {str(name) for name in ProviderName}

@@ -12,10 +12,10 @@ import pytest
 
 from fake_providers import KEY, FakeProvider, Reply, error_body
 from replaygate.providers.client import MESSAGE_LIMIT, Provider
+from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import UnsupportedRequest, prompt_of
 from replaygate.providers.redact import Redactor
 from replaygate.providers.transport import Policy, RetryOn
-from replaygate.providers.wire import ProviderName
 
 Start = Callable[..., FakeProvider]
 ALL = [str(name) for name in ProviderName]

@@ -63,12 +63,20 @@ def any_of(actual: Any, nested: Sequence[Nested], env: Env) -> Outcome:
         if not misses:
             return None  # the OR ends here: each alternative is judged whole
         results.append(misses)
+    return _none_holds(
+        results,
+        "no alternative holds",
+        lambda best: f"alternative {best + 1} (line {nested[best].line})",
+    )
+
+
+def _none_holds(results: list[Found], what: str, where: Callable[[int], str]) -> Outcome:
+    """Every try missed: an undecidable one errors, else the closest one explains the miss."""
     errors = _errors(results)
     if errors:
         return errors
     best = _closest(results)
-    where = f"alternative {best + 1} (line {nested[best].line})"
-    return f"no alternative holds; closest is {where}: {_explain(results[best])}"
+    return f"{what}; closest is {where(best)}: {_explain(results[best])}"
 
 
 # --- arrays ------------------------------------------------------------------------------
@@ -98,12 +106,8 @@ def contains_item(actual: Any, nested: Sequence[Nested], env: Env) -> Outcome:
         if not misses:
             return None
         results.append(misses)
-    errors = _errors(results)
-    if errors:
-        return errors
-    best = _closest(results)
-    where = f"item {best + 1} of {len(actual)}"
-    return f"no item satisfies the nested assertions; closest is {where}: {_explain(results[best])}"
+    what = "no item satisfies the nested assertions"
+    return _none_holds(results, what, lambda best: f"item {best + 1} of {len(actual)}")
 
 
 def sequence(actual: Any, steps: Sequence[Nested], env: Env) -> Outcome:

@@ -240,7 +240,7 @@ def _write_report(report: tuple[str, str, Callable[[], str]], stdout: TextIO) ->
 
 def provider_option(parser: argparse.ArgumentParser, *, required: bool) -> None:
     """--provider and what a live provider needs: --base-url, --model, --api-key-env."""
-    from replaygate.providers.wire import ProviderName
+    from replaygate.providers.names import ProviderName
 
     names = ", ".join(str(name) for name in ProviderName)
     group = parser.add_argument_group("provider")
@@ -264,7 +264,7 @@ def provider_option(parser: argparse.ArgumentParser, *, required: bool) -> None:
 
 
 def _provider(text: str) -> str:
-    from replaygate.providers.wire import ProviderName
+    from replaygate.providers.names import ProviderName
 
     if text not in set(ProviderName):
         valid = ", ".join(str(name) for name in ProviderName)
@@ -281,8 +281,9 @@ def provider_setup(args: argparse.Namespace, environ: Mapping[str, str]) -> Prov
     from urllib.parse import urlsplit
 
     from replaygate.providers.client import Provider
+    from replaygate.providers.names import ProviderName
     from replaygate.providers.redact import Redactor
-    from replaygate.providers.wire import WIRES, ProviderName
+    from replaygate.providers.wire import WIRES
 
     name = ProviderName(args.provider)
     wire = WIRES[name]

@@ -15,11 +15,12 @@ from typing import Any
 import requests
 from urllib3.exceptions import MaxRetryError, ReadTimeoutError
 
+from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import Prompt
 from replaygate.providers.redact import Redactor
 from replaygate.providers.response import MalformedResponse
 from replaygate.providers.transport import Policy, RateGate, retry_after, session_for
-from replaygate.providers.wire import WIRES, ProviderName
+from replaygate.providers.wire import WIRES
 
 MESSAGE_LIMIT = 1000
 

@@ -26,11 +26,11 @@ from replaygate.loading.recording import parse_recording, staleness
 from replaygate.loading.selection import Selected
 from replaygate.loading.targets import CASE_SEPARATOR
 from replaygate.providers.client import Provider
+from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import UnsupportedRequest, prompt_of
 from replaygate.providers.redact import not_text
 from replaygate.providers.store import recording_document, write_recording
 from replaygate.providers.transport import BadPolicy, policy_of
-from replaygate.providers.wire import ProviderName
 
 NO_MODEL = "no model: set model_id, default_model or --model"
 

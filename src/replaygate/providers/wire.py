@@ -4,18 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from replaygate.providers import anthropic, openai_chat, openai_responses
+from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import Prompt
-
-
-class ProviderName(StrEnum):
-    OPENAI = "openai"
-    OPENAI_RESPONSES = "openai-responses"
-    ANTHROPIC = "anthropic"
-    OPENAI_COMPATIBLE = "openai-compatible"
 
 
 @dataclass(frozen=True, slots=True)
