@@ -131,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] in (["--version"], ["-V"]):
         print(f"replaygate {__version__}")
         return 0
+    parsed: argparse.Namespace | None = None
     try:
         parsed = _parse(args)
         module = importlib.import_module(f"replaygate.commands.{parsed.command}")
@@ -143,9 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{exc.usage}{where}{terminal_safe(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except ReplayGateError as exc:
-        from replaygate.report.escape import terminal_safe  # messages quote pack text
-
-        print(f"replaygate: {terminal_safe(str(exc))}", file=sys.stderr)
+        _report_error(exc, github=getattr(parsed, "github", False))
         return exc.exit_code
     except KeyboardInterrupt:
         print("replaygate: cancelled", file=sys.stderr)
@@ -153,6 +152,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the one place a bug becomes a message
         print(bug_report(exc), file=sys.stderr)
         return EXIT_BUG
+
+
+def _report_error(exc: ReplayGateError, *, github: bool) -> None:
+    """One line: on GitHub an ``::error`` annotation, or a job that stopped (a worker killed,
+    a baseline that cannot be read) would show only a red cross and nothing on the run's page."""
+    if github:
+        from replaygate.github.workflow import error, log_for
+
+        log = log_for(sys.stderr)
+        log.command(error(str(exc), title="replaygate"))
+        log.close()
+        return
+    from replaygate.report.escape import terminal_safe  # messages quote pack text
+
+    print(f"replaygate: {terminal_safe(str(exc))}", file=sys.stderr)
 
 
 def bug_report(exc: BaseException) -> str:

@@ -102,3 +102,36 @@ def test_a_cancelled_run_stops_its_workers(tmp_path: Path) -> None:
     while not gone(worker):
         assert time.monotonic() < deadline, "the stalled worker is still running"
         time.sleep(0.01)
+
+
+# The entrypoint, forked, where the worker that meets case_0005 is killed (as the OOM killer
+# would): the run stops with exit 3, and the job's page must say why.
+KILLED_WORKER = FORKED_ENTRYPOINT.replace(
+    "run._default_jobs",
+    """import os, signal
+evaluate = runner._evaluate
+def dying(item):
+    if item.ctx.case.id == "case_0005":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return evaluate(item)
+runner._evaluate = dying
+run._default_jobs""",
+)
+
+
+def test_a_killed_worker_is_an_error_annotation(tmp_path: Path) -> None:
+    action = Action(tmp_path)
+    write_pack(action.workspace, ["Basel"] * CASES, ids=[f"case_{n:04}" for n in range(CASES)])
+    process = action.start({}, python=("-c", KILLED_WORKER))
+    log, _ = process.communicate(timeout=300)
+    step = action.step("1", process.returncode, log)
+    assert step.code == 3, log[-3000:]
+    assert [(c.name, c.properties, c.data) for c in step.commands] == [
+        (
+            "error",
+            {"title": "replaygate"},
+            "a worker process stopped abruptly (killed, or out of memory): the run is "
+            "incomplete and nothing was reported; run it again, or with --jobs 1",
+        )
+    ]
+    assert "Traceback" not in log
