@@ -14,6 +14,7 @@ from typing import IO
 
 from replaygate.engine.collector import CaseContext
 from replaygate.engine.judge import RECORDED, evaluate_case
+from replaygate.engine.transfer import Sent, compact, rebuild
 from replaygate.errors import EXIT_BUG, ReplayGateError
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import CaseInput, load_case_input
@@ -108,8 +109,8 @@ def _printed() -> str:
     return text
 
 
-def _evaluate_range(bounds: tuple[int, int]) -> tuple[list[CaseResult], str]:
-    cases = [_evaluate(item) for item in _SHARED[bounds[0] : bounds[1]]]
+def _evaluate_range(bounds: tuple[int, int]) -> tuple[list[Sent], str]:
+    cases = [compact(item.ctx, _evaluate(item)) for item in _SHARED[bounds[0] : bounds[1]]]
     return cases, _printed()
 
 
@@ -131,12 +132,12 @@ def _evaluate_all(work: list[_Work], jobs: int) -> list[CaseResult]:
     chunks = [(start, min(start + size, len(work))) for start in range(0, len(work), size)]
     _SHARED[:] = work
     try:
-        return _in_workers(chunks, jobs)
+        return _in_workers(work, chunks, jobs)
     finally:
         _SHARED.clear()
 
 
-def _in_workers(chunks: list[tuple[int, int]], jobs: int) -> list[CaseResult]:
+def _in_workers(work: list[_Work], chunks: list[tuple[int, int]], jobs: int) -> list[CaseResult]:
     """The chunks evaluated by ``jobs`` forked workers, in order; their output re-printed here."""
     import multiprocessing  # only a large run needs these: about 10 ms of every start otherwise
     from concurrent.futures import ProcessPoolExecutor
@@ -148,8 +149,9 @@ def _in_workers(chunks: list[tuple[int, int]], jobs: int) -> list[CaseResult]:
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker)
     cases: list[CaseResult] = []
     try:
-        for part, printed in pool.map(_evaluate_range, chunks):
-            cases += part
+        results = pool.map(_evaluate_range, chunks)
+        for (start, end), (part, printed) in zip(chunks, results, strict=True):
+            cases += [rebuild(i.ctx, sent) for i, sent in zip(work[start:end], part, strict=True)]
             sys.stderr.write(printed)
     except BrokenProcessPool:
         raise WorkerDied(

@@ -1,0 +1,109 @@
+"""Results sent back by forked workers: whatever a case's result holds, the parent gets it back
+exactly, compact when it can be."""
+
+from __future__ import annotations
+
+import pickle
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replaygate.engine.collector import CaseContext
+from replaygate.engine.transfer import compact, rebuild
+from replaygate.loading.contract import GoldenCase, trace_only_contract
+from replaygate.results.model import (
+    AssertionOutcome,
+    AssertionStatus,
+    Capture,
+    CaseResult,
+    Failure,
+    Problem,
+    Status,
+)
+
+text = st.text(max_size=8)
+maybe_text = st.none() | text
+number = st.floats(allow_nan=True, allow_infinity=True)
+json_value = st.recursive(
+    st.none() | st.booleans() | st.integers() | number | text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
+    max_leaves=6,
+)
+failures = st.builds(
+    Failure, text, text, text, text, st.integers(), maybe_text, maybe_text, json_value, json_value
+)
+outcomes = st.builds(
+    AssertionOutcome,
+    text,
+    text,
+    st.sampled_from(AssertionStatus),
+    number,
+    maybe_text,
+    text,
+    st.integers(),
+    st.none() | st.booleans(),
+    maybe_text,
+    st.lists(st.builds(Capture, text, text, st.booleans()), max_size=2).map(tuple),
+)
+
+
+def a_context(pack: str, contract: str, case_id: str, line: int, order: int) -> CaseContext:
+    case = GoldenCase(case_id, "in.json", True, None, None, line, line + 1)
+    tool = trace_only_contract(contract, f"packs/{contract}", "t", {}, golden_cases=(case,))
+    return CaseContext(pack, f"packs/{pack}", tool, case, {}, order=order)
+
+
+contexts = st.builds(
+    a_context, st.sampled_from(["p", "q"]), st.sampled_from(["c.yaml", "d.yaml"]),
+    st.sampled_from(["c1", "c2"]), st.integers(1, 3), st.integers(0, 2),
+)  # fmt: skip
+
+
+@st.composite
+def results_for(draw: st.DrawFn, ctx: CaseContext) -> CaseResult:
+    """A result of any shape; its case's fields mostly those of ``ctx``, sometimes not."""
+    mine = draw(st.booleans())
+    return CaseResult(
+        pack=ctx.pack_id if mine else draw(text),
+        pack_dir=ctx.pack_dir,
+        contract=ctx.contract.path,
+        contract_file=ctx.contract.file,
+        case_id=ctx.case.id if mine else draw(st.sampled_from(["c1", "c2"])),
+        expect_ok=ctx.case.expect_ok if mine else draw(st.booleans()),
+        expected_error=ctx.case.expected_error if mine else draw(maybe_text),
+        observed_ok=draw(st.none() | st.booleans()),
+        status=draw(st.sampled_from(Status)),
+        classification=draw(maybe_text),
+        fingerprint=draw(maybe_text),
+        failures=tuple(draw(st.lists(failures, max_size=2))) if draw(st.booleans()) else (),
+        file=ctx.contract.file,
+        line=ctx.case.line if mine else draw(st.integers(1, 3)),
+        reason=draw(maybe_text),
+        duration_s=draw(number),
+        known=draw(st.booleans()) if draw(st.booleans()) else False,
+        notes=tuple(draw(st.lists(st.builds(Problem, text, st.none() | st.integers(), text)))),
+        score=draw(st.none() | number),
+        assertions=tuple(draw(st.lists(outcomes, max_size=2))),
+        order=ctx.order if mine else draw(st.integers(0, 2)),
+    )
+
+
+@given(st.data())
+def test_a_result_comes_back_from_a_worker_exactly(data: st.DataObject) -> None:
+    ctx = data.draw(contexts)
+    result = data.draw(results_for(ctx))
+    # what the worker sends crosses the process boundary as pickle does it
+    back = rebuild(ctx, pickle.loads(pickle.dumps(compact(ctx, result))))
+    # repr: NaN is not equal to itself, yet it must come back as NaN
+    assert repr(back) == repr(result)
+
+
+def test_a_plain_result_travels_as_a_tuple_of_scalars() -> None:
+    ctx = a_context("p", "c.yaml", "c1", 3, 7)
+    plain = rebuild(ctx, (True, "passed", None, None, None, 0.25, None))
+    sent = compact(ctx, plain)
+    assert sent == (True, "passed", None, None, None, 0.25, None)
+    assert compact(ctx, rebuild(ctx, sent)) == sent
+    assert (plain.pack, plain.contract_file, plain.case_id, plain.line, plain.order) == (
+        "p", "packs/c.yaml", "c1", 3, 7,
+    )  # fmt: skip
