@@ -69,6 +69,13 @@ def _default_jobs() -> int:
 
 
 def main(args: argparse.Namespace) -> int:
+    from replaygate.engine.runner import long_lived
+
+    with long_lived():
+        return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
     from replaygate.engine.runner import case_keys, run_packs
     from replaygate.loading.fixtures import load_case_input
     from replaygate.results.shard import parse_shard
