@@ -76,22 +76,20 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from replaygate.engine.runner import case_keys, contract_loader, run_packs
+    from replaygate.engine.runner import case_keys, run_packs
     from replaygate.loading.fixtures import load_case_input
     from replaygate.results.shard import parse_shard
 
     stdout_report(args)  # refuses two reports on stdout before any work
     shard = parse_shard(args.shard) if args.shard is not None else None
-    recorded = args.provider == "recorded"
-    jobs = args.jobs or _default_jobs()
-    with contract_loader(jobs if recorded else 1) as load:  # live runs load here, as before
-        loaded = load_named(args, load)
+    loaded = load_named(args)
     select = None
     if shard is not None:
         chosen = shard.select(case_keys(loaded.packs))
         select = chosen.__contains__
-    if recorded:
+    if args.provider == "recorded":
         source = functools.partial(load_case_input, model=args.model)
+        jobs = args.jobs or _default_jobs()
         result = run_packs(loaded, dict(os.environ), select, jobs=jobs, source=source)
     else:
         result = _run_live(args, loaded, select)

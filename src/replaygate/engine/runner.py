@@ -4,31 +4,26 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import pickle
+import os
+import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO
 
 from replaygate.engine.collector import CaseContext
 from replaygate.engine.judge import RECORDED, evaluate_case
 from replaygate.engine.transfer import Sent, compact, rebuild
-from replaygate.engine.workers import WorkerDied, mapped, new_pool, printed
+from replaygate.errors import EXIT_BUG, ReplayGateError
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import CaseInput, load_case_input
-from replaygate.loading.pack import LoadContracts, Loaded, Pack, load_contracts
-from replaygate.results.model import CaseResult, Problem, RunResult
-
-if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
-
-__all__ = ["WorkerDied", "case_keys", "contract_loader", "long_lived", "run_packs"]
+from replaygate.loading.pack import Loaded, Pack
+from replaygate.results.model import CaseResult, RunResult
 
 PARALLEL_MIN_CASES = 2000  # below this, forking costs more than it saves
 CHUNK_CASES = 250
-PARALLEL_MIN_CONTRACTS = 100  # a pack with fewer loads them here: forking would cost more
 # Objects allocated between two young collections while a run builds what it keeps to its end.
 # CPython's default, 700, makes loading 1,000 contracts trigger full collections that rescan
 # every contract loaded so far (bench/README.md: the collector's time fell from 0.35-0.5 s to
@@ -76,11 +71,53 @@ def _evaluate(item: _Work) -> CaseResult:
 
 # What forked workers evaluate: set before the pool forks, so nothing is pickled but results.
 _SHARED: list[_Work] = []
+# In a worker: the file its stdout and stderr (the descriptors too) are written to.
+_OUTPUT: list[IO[bytes]] = []
+
+
+class WorkerDied(ReplayGateError):
+    """A worker process was killed: its cases have no result, so the run has none."""
+
+    exit_code = EXIT_BUG
+
+
+def _start_worker() -> None:
+    """Leave cancellation to the parent, and keep the job log to the parent alone.
+
+    The parent terminates workers (SIGTERM) in silence. What a worker prints (a library's
+    warning, even from C) goes to a file of its own and back to the parent with the
+    results: a worker writing to the log itself could open a ``stop-commands`` block
+    that nothing closes, and every later annotation would be ignored.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    import tempfile
+
+    # Both files stay open for the worker's lifetime: no context manager fits.
+    output = tempfile.TemporaryFile()  # noqa: SIM115
+    for fd in (1, 2):
+        os.dup2(output.fileno(), fd)
+    # line-buffered: Python's lines and the descriptors' writes keep their order
+    sys.stdout = sys.stderr = open(  # noqa: SIM115
+        1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False
+    )
+    _OUTPUT[:] = [output]
+
+
+def _printed() -> str:
+    """What this worker printed since the last call."""
+    sys.stdout.flush()
+    (output,) = _OUTPUT
+    output.seek(0)
+    text = output.read().decode("utf-8", "backslashreplace")
+    output.seek(0)
+    output.truncate()
+    return text
 
 
 def _evaluate_range(bounds: tuple[int, int]) -> tuple[list[Sent], str]:
     cases = [compact(item.ctx, _evaluate(item)) for item in _SHARED[bounds[0] : bounds[1]]]
-    return cases, printed()
+    return cases, _printed()
 
 
 def _can_fork(jobs: int, count: int) -> bool:
@@ -108,83 +145,32 @@ def _evaluate_all(work: list[_Work], jobs: int) -> list[CaseResult]:
 
 def _in_workers(work: list[_Work], chunks: list[tuple[int, int]], jobs: int) -> list[CaseResult]:
     """The chunks evaluated by ``jobs`` forked workers, in order; their output re-printed here."""
-    pool = new_pool(jobs)
+    import multiprocessing  # only a large run needs these: about 10 ms of every start otherwise
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    sys.stdout.flush()  # a worker must not inherit, and print again, what is buffered here
+    sys.stderr.flush()
+    context = multiprocessing.get_context("fork")
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker)
+    cases: list[CaseResult] = []
     try:
-        parts = mapped(pool, _evaluate_range, chunks)
+        results = pool.map(_evaluate_range, chunks)
+        for (start, end), (part, printed) in zip(chunks, results, strict=True):
+            cases += [rebuild(i.ctx, sent) for i, sent in zip(work[start:end], part, strict=True)]
+            sys.stderr.write(printed)
+    except BrokenProcessPool:
+        raise WorkerDied(
+            "a worker process stopped abruptly (killed, or out of memory): the run is "
+            "incomplete and nothing was reported; run it again, or with --jobs 1"
+        ) from None
+    except BaseException:  # cancelled: the workers' chunks are of no use now
+        for process in list(pool._processes.values()):  # no public way before Python 3.14
+            process.terminate()
+        raise
     finally:
         pool.shutdown(cancel_futures=True)
-    return [
-        rebuild(item.ctx, sent)
-        for (start, end), part in zip(chunks, parts, strict=True)
-        for item, sent in zip(work[start:end], part, strict=True)
-    ]
-
-
-class _ContractLoader:
-    """Loads the contracts of a large pack in forked workers; one pool for every pack."""
-
-    def __init__(self, jobs: int) -> None:
-        self.jobs = jobs
-        self.pool: ProcessPoolExecutor | None = None
-
-    def __call__(
-        self, paths: Sequence[Path], pack_dir: Path, root: Path
-    ) -> list[Contract | list[Problem]]:
-        if len(paths) < PARALLEL_MIN_CONTRACTS or not self._forks():
-            return load_contracts(paths, pack_dir, root)
-        assert self.pool is not None
-        size = -(-len(paths) // (self.jobs * 4))
-        tasks = [(paths[i : i + size], pack_dir, root) for i in range(0, len(paths), size)]
-        sent = [each for part in mapped(self.pool, _load_range, tasks) for each in part]
-        return [
-            _received(path, each, pack_dir, root) for path, each in zip(paths, sent, strict=True)
-        ]
-
-    def _forks(self) -> bool:
-        if self.pool is None and _can_fork(self.jobs, PARALLEL_MIN_CASES):
-            self.pool = new_pool(self.jobs)
-        return self.pool is not None
-
-
-# A loaded contract pickled by the worker, the problems that kept it from loading, or None:
-# it cannot be pickled, and the parent loads it itself.
-_SentContract = bytes | list[Problem] | None
-
-
-def _load_range(task: tuple[Sequence[Path], Path, Path]) -> tuple[list[_SentContract], str]:
-    return [_portable(outcome) for outcome in load_contracts(*task)], printed()
-
-
-def _portable(outcome: Contract | list[Problem]) -> _SentContract:
-    if not isinstance(outcome, Contract):
-        return outcome
-    try:
-        return pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError):
-        return None
-
-
-def _received(
-    path: Path, sent: _SentContract, pack_dir: Path, root: Path
-) -> Contract | list[Problem]:
-    if isinstance(sent, bytes):
-        contract: Contract = pickle.loads(sent)
-        return contract
-    return load_contracts([path], pack_dir, root)[0] if sent is None else sent
-
-
-@contextlib.contextmanager
-def contract_loader(jobs: int) -> Iterator[LoadContracts]:
-    """What loads a pack's contracts: in ``jobs`` forked workers when the pack is large.
-
-    The workers are gone when this ends, before any evaluation forks its own.
-    """
-    loader = _ContractLoader(jobs)
-    try:
-        yield loader
-    finally:
-        if loader.pool is not None:
-            loader.pool.shutdown(cancel_futures=True)
+    return cases
 
 
 @contextlib.contextmanager

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -23,9 +23,6 @@ from replaygate.loading.targets import CONTRACT_SUFFIXES, Selection, find_packs
 from replaygate.results.model import PackSummary, Problem
 
 ISDK_DIR = "isdk"  # @isdk fixture files, read by loading/formats/isdk.py
-# Each contract file loaded (pack directory and repository root given), in order: its contract,
-# or the problems that kept it from loading. The engine passes one that forks for large packs.
-LoadContracts = Callable[[Sequence[Path], Path, Path], list["Contract | list[Problem]"]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,19 +169,6 @@ def load_contract(path: Path, pack_dir: Path, root: Path) -> Contract:
     return compile_contract(model, raw, path=contract_path(path, pack_dir, root), file=shown)
 
 
-def load_contracts(
-    paths: Sequence[Path], pack_dir: Path, root: Path
-) -> list[Contract | list[Problem]]:
-    """Each contract file loaded in turn, or the problems that kept it from loading."""
-    outcomes: list[Contract | list[Problem]] = []
-    for path in paths:
-        try:
-            outcomes.append(load_contract(path, pack_dir, root))
-        except PackError as exc:
-            outcomes.append(exc.problems())
-    return outcomes
-
-
 @dataclass(frozen=True, slots=True)
 class _Layout:
     contracts_dir: Path
@@ -234,11 +218,7 @@ def _no_golden_dir(golden_dir: Path, pack_dir: Path, root: Path) -> str:
 
 
 def load_pack(
-    pack_file: Path,
-    root: Root,
-    now: datetime,
-    selection: Selection | None = None,
-    load: LoadContracts = load_contracts,
+    pack_file: Path, root: Root, now: datetime, selection: Selection | None = None
 ) -> tuple[Pack | None, list[Problem], list[Problem]]:
     """Load a pack (the selected part of it): the pack, its problems and its warnings.
 
@@ -261,7 +241,7 @@ def load_pack(
     if selection.everything:
         problems += _unlisted(model, layout.contracts_dir, pack_dir, raw, shown)
     chosen = [path for path in contract_files if selection.wants_contract(path)]
-    loaded = _load_contracts(chosen, load(chosen, pack_dir, root.path), problems)
+    loaded = list(_load_contracts(chosen, pack_dir, root.path, problems))
     isdk = [
         (path, contract)
         for path, contract in _isdk_fixtures(pack_dir, root.path, problems)
@@ -303,16 +283,13 @@ def load_pack(
 
 
 def _load_contracts(
-    paths: Iterable[Path], outcomes: list[Contract | list[Problem]], problems: list[Problem]
-) -> list[tuple[Path, Contract]]:
-    """The contracts that loaded; the others' problems added to ``problems``, in file order."""
-    loaded = []
-    for path, outcome in zip(paths, outcomes, strict=True):
-        if isinstance(outcome, Contract):
-            loaded.append((path, outcome))
-        else:
-            problems.extend(outcome)
-    return loaded
+    paths: Iterable[Path], pack_dir: Path, root: Path, problems: list[Problem]
+) -> Iterable[tuple[Path, Contract]]:
+    for path in paths:
+        try:
+            yield path, load_contract(path, pack_dir, root)
+        except PackError as exc:
+            problems.extend(exc.problems())
 
 
 def _isdk_fixtures(
@@ -359,7 +336,6 @@ def load_packs(
     root: Path | None,
     now: datetime,
     warnings: Sequence[Problem] = (),
-    load: LoadContracts = load_contracts,
 ) -> Loaded:
     """Every pack under ``targets``; problems collected, the packs that load still load."""
     found = find_packs(targets, cwd)
@@ -374,7 +350,7 @@ def load_packs(
             continue
         pack_root = root_for(pack_file, root, cwd)
         roots.setdefault(pack_root.path, pack_root.why)
-        pack, pack_problems, pack_warnings = load_pack(pack_file, pack_root, now, selection, load)
+        pack, pack_problems, pack_warnings = load_pack(pack_file, pack_root, now, selection)
         problems += pack_problems
         noted += pack_warnings
         if pack is None:

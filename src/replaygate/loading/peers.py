@@ -18,7 +18,7 @@ from replaygate.loading.contract import Contract
 from replaygate.loading.files import shown_path
 from replaygate.loading.formats import aitester, connexity
 from replaygate.loading.formats.aitester_trace import Run, read_run
-from replaygate.loading.pack import LoadContracts, Loaded, Pack, load_contracts, load_packs
+from replaygate.loading.pack import Loaded, Pack, load_packs
 from replaygate.loading.targets import MISNAMED_PACK_FILE, PACK_FILE
 from replaygate.results.model import Problem
 
@@ -87,17 +87,16 @@ def load_all(
     now: datetime,
     peers: PeerOptions,
     warnings: Sequence[Problem] = (),
-    load: LoadContracts = load_contracts,
 ) -> Loaded:
     """Packs, plus ai-tester runs and Connexity test cases where a target names them."""
     is_peer = {target: _is_peer((cwd / target).absolute()) for target in targets}
     peer_paths = [(cwd / t).absolute() for t in targets if is_peer[t]]
     pack_targets = [t for t in targets if not is_peer[t]]
     if not peer_paths:
-        return load_packs(targets, cwd=cwd, root=root, now=now, warnings=warnings, load=load)
+        return load_packs(targets, cwd=cwd, root=root, now=now, warnings=warnings)
     loaded = Loaded((), (), tuple(warnings))
     if pack_targets:
-        loaded = load_packs(pack_targets, cwd=cwd, root=root, now=now, warnings=warnings, load=load)
+        loaded = load_packs(pack_targets, cwd=cwd, root=root, now=now, warnings=warnings)
     base = root or files.find_repository_root(peer_paths[0].parent) or cwd
     # Every trace is read whole and kept for the run: collecting while they are built would
     # rescan them again and again (the runner freezes them before evaluating).
