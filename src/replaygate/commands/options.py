@@ -212,16 +212,31 @@ def _report_files(
     result: RunResult, args: argparse.Namespace
 ) -> list[tuple[str, str, Callable[[], str]]]:
     """(channel name, path, renderer) of each report file asked for."""
-    from replaygate.report.json import render_json
-    from replaygate.report.junit import render_junit
-    from replaygate.report.markdown import render_markdown
-
     files = [
-        ("JSON report", args.json, lambda: render_json(result)),
-        ("JUnit report", args.junit, lambda: render_junit(result, family=args.junit_family)),
-        ("summary", args.summary, lambda: render_markdown(result, files_note=SUMMARY_NOTE)),
+        ("JSON report", args.json, lambda: _json(result)),
+        ("JUnit report", args.junit, lambda: _junit(result, args.junit_family)),
+        ("summary", args.summary, lambda: _markdown(result)),
     ]
     return [(name, path, render) for name, path, render in files if path]
+
+
+# A renderer's module is imported only when its report is asked for: a plain run needs none.
+def _json(result: RunResult) -> str:
+    from replaygate.report.json import render_json
+
+    return render_json(result)
+
+
+def _junit(result: RunResult, family: JunitFamily) -> str:
+    from replaygate.report.junit import render_junit
+
+    return render_junit(result, family=family)
+
+
+def _markdown(result: RunResult) -> str:
+    from replaygate.report.markdown import render_markdown
+
+    return render_markdown(result, files_note=SUMMARY_NOTE)
 
 
 def _write_report(report: tuple[str, str, Callable[[], str]], stdout: TextIO) -> str | None:

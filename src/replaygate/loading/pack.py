@@ -295,6 +295,8 @@ def _load_contracts(
 def _isdk_fixtures(
     pack_dir: Path, root: Path, problems: list[Problem]
 ) -> list[tuple[Path, Contract]]:
+    if not (pack_dir / ISDK_DIR).is_dir():  # most packs have none: skip importing the reader
+        return []
     from replaygate.loading.formats import isdk  # deferred: isdk reads fixtures, which need Pack
 
     def shown(path: Path) -> tuple[str, str]:

@@ -10,17 +10,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaygate.errors import PackError
 from replaygate.loading import files, json_reader
 from replaygate.loading.contract import Contract
 from replaygate.loading.files import shown_path
-from replaygate.loading.formats import aitester, connexity
-from replaygate.loading.formats.aitester_trace import Run, read_run
 from replaygate.loading.pack import Loaded, Pack, load_packs
 from replaygate.loading.targets import MISNAMED_PACK_FILE, PACK_FILE
 from replaygate.results.model import Problem
+
+if TYPE_CHECKING:
+    from replaygate.loading.formats.aitester_trace import Run
+
+# The readers of other tools' files (loading/formats/) are imported where those files are read,
+# not above: their pydantic models cost a run of packs alone about 20 ms of start-up.
 
 SNIFFED = 20  # JSON files of a folder looked at to tell it holds other tools' files
 AI_TESTER = "ai-tester"
@@ -113,6 +117,9 @@ def load_all(
 def _peer_packs(
     paths: list[Path], root: Path, options: PeerOptions
 ) -> tuple[list[Pack], list[Problem]]:
+    from replaygate.loading.formats import connexity
+    from replaygate.loading.formats.aitester_trace import read_run
+
     runs: list[tuple[Run, str]] = []  # read at once: the parsed JSON is dropped file by file
     cases: list[_File] = []
     problems: list[Problem] = []
@@ -162,6 +169,8 @@ def _aitester_pack(
     options: PeerOptions,
     problems: list[Problem],
 ) -> Pack | None:
+    from replaygate.loading.formats import aitester
+
     by_scenario: dict[Path, list[tuple[Run, str]]] = {}
     index: dict[str, Path] | None = None
     if options.scenarios is not None and not options.scenarios.is_dir():
@@ -205,6 +214,8 @@ def _aitester_pack(
 def _with_runs(
     contract: Contract, runs: list[tuple[Run, str]], problems: list[Problem]
 ) -> Contract:
+    from replaygate.loading.formats import aitester
+
     kept = []
     for run, shown in runs:
         if run.scenario != contract.tool:
