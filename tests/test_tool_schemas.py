@@ -6,6 +6,7 @@ import http.server
 import json
 import threading
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -268,3 +269,106 @@ def test_a_keyword_that_runs_re_on_our_dialect_errors_the_case() -> None:
     schema = {"patternProperties": {"^\\p{L}+$": {}}, "unevaluatedProperties": False}
     with pytest.raises(InvalidToolSchema, match="unevaluatedProperties is checked with"):
         list(violations(schema, {"abc": 1}))
+
+
+def _explained(schema: Any, arguments: Any) -> list[tool_schemas.SchemaViolation] | str:
+    try:
+        return list(violations(schema, arguments))
+    except InvalidToolSchema as exc:
+        return f"error: {exc}"
+
+
+def _explained_by_jsonschema(schema: Any, arguments: Any) -> list[Any] | str:
+    with mock.patch.object(tool_schemas, "_worded", return_value=None):
+        return _explained(schema, arguments)
+
+
+_SCALARS = st.sampled_from(["a", "b", "abc", "", 0, 1, 1.0, 2, 2.5, 5, -3, True, False, None])
+_ARGUMENTS = st.dictionaries(
+    st.sampled_from("abcd"),
+    st.recursive(
+        _SCALARS,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(st.sampled_from("abcd"), inner, max_size=3)
+        ),
+        max_leaves=6,
+    ),
+    max_size=4,
+)
+# Schemas made of the keywords said without jsonschema, and a few others beside them.
+_LEAVES = st.fixed_dictionaries(
+    {},
+    optional={
+        "type": st.sampled_from(["string", "integer", "number", "boolean", "null", "array",
+                                 "object", ["string", "null"], ["integer", "boolean"]]),
+        "enum": st.lists(_SCALARS, min_size=1, max_size=3),
+        "minimum": st.sampled_from([0, 1, 2.5, -2]),
+        "maximum": st.sampled_from([0, 3, 2.5]),
+        "minLength": st.just(2),
+        "const": _SCALARS,
+    },
+)  # fmt: skip
+_OBJECT_SCHEMAS = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(
+        st.fixed_dictionaries(
+            {"properties": st.dictionaries(st.sampled_from("abcd"), inner, max_size=3)},
+            optional={
+                "type": st.just("object"),
+                "required": st.lists(st.sampled_from("abcd"), unique=True, max_size=3),
+                "additionalProperties": st.booleans(),
+            },
+        ),
+        st.fixed_dictionaries({"items": inner}),
+        st.fixed_dictionaries({"allOf": st.lists(inner, min_size=1, max_size=2)}),
+        st.fixed_dictionaries({"anyOf": st.lists(inner, min_size=1, max_size=2)}),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_OBJECT_SCHEMAS, _ARGUMENTS)
+def test_a_violation_is_explained_in_jsonschemas_words(
+    schema: dict[str, Any], arguments: dict[str, Any]
+) -> None:
+    """Explained without jsonschema where that can be done, and then word for word the same."""
+    assert _explained(schema, arguments) == _explained_by_jsonschema(schema, arguments)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({}, "'city' is a required property"),
+        ({"city": 3}, "3 is not of type 'string'"),
+        ({"city": "Bern", "unit": "k"}, "'k' is not one of ['c', 'f']"),
+        ({"city": "Bern", "days": 0}, "0 is less than the minimum of 1"),
+        ({"city": "Bern", "days": 30}, "30 is greater than the maximum of 14"),
+        ({"city": "Bern", "tags": ["a", None]}, "None is not of type 'string'"),
+    ],
+)
+def test_one_violation_of_a_common_keyword_needs_no_jsonschema(
+    arguments: dict[str, object], message: str
+) -> None:
+    """jsonschema's import costs more than a small pack's run: these are said without it."""
+    with mock.patch.object(tool_schemas._Validators, "full", side_effect=AssertionError):
+        (found,) = violations(SCHEMA, arguments)
+    assert found.message == message
+    assert [found] == _explained_by_jsonschema(SCHEMA, arguments)
+
+
+@pytest.mark.parametrize(
+    ("schema", "arguments"),
+    [
+        (SCHEMA, {"city": 3, "unit": "k"}),  # two violations: jsonschema's order
+        (SCHEMA, {"city": "B"}),  # minLength: not one of ours
+        ({**SCHEMA, "$schema": "http://json-schema.org/draft-04/schema#"}, {}),
+        ({"$defs": {"u": {"enum": [1]}}, "properties": {"a": {"$ref": "#/$defs/u"}}}, {"a": 2}),
+        ({"dependentRequired": {"required": ["b"]}}, {"required": 1}),
+    ],
+)
+def test_anything_else_is_explained_by_jsonschema(schema: Any, arguments: Any) -> None:
+    tool_schemas._validators.cache_clear()
+    asked = mock.patch.object(tool_schemas._Validators, "full", side_effect=RuntimeError("asked"))
+    with asked, pytest.raises(RuntimeError, match="asked"):
+        list(violations(schema, arguments))
