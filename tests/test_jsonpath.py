@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonpath_ng.ext import parse as reference_parse
 
+from replaygate.assertions import jsonpath
 from replaygate.assertions.jsonpath import MAX_MATCHES, PathTooBroad, compile_path
 from replaygate.assertions.values import EmbeddedJson, unwrap
 
@@ -98,10 +99,11 @@ def test_compile_is_cached() -> None:
     assert compile_path("$.a[0]") is compile_path("$.a[0]")
 
 
-def test_simple_paths_do_not_import_jsonpath_ng() -> None:
+def test_simple_and_wildcard_paths_do_not_import_jsonpath_ng() -> None:
     code = (
         "import sys; from replaygate.assertions.jsonpath import compile_path;"
         "assert compile_path(\"$.a['b'][-1]\").find({'a': {'b': [1, 2]}}) == [2];"
+        "assert compile_path('$.a[*].b').find({'a': [{'b': 1}, {'b': 2}]}) == [1, 2];"
         "print('jsonpath_ng' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -298,6 +300,7 @@ LAZY_PATHS = [
     "$..*", "$..a", "$..b[0]", "$.*", "$[*]", "$.a[*]", "$.a[1:]", "$.a[::-1]", "$.a[0:2]",
     "$.a[0,1]", "$['a','b']", "$..[?(@.k > 1)]", "$.calls[?(@.name == 'search')].k",
     "$.*[*]", "$..a[*].b", "$.a[?(@ != 1)]", "$.d.*", "$..*[0]", "$.a[5:1]", "$.a[-2:]",
+    "$.*[-1]", "$[*][-2]['a']", "$.a[*].b[*]",
 ]  # fmt: skip
 
 
@@ -309,3 +312,28 @@ LAZY_PATHS = [
 def test_collection_matching_agrees_with_jsonpath_ng(doc: Any, text: str) -> None:
     expected = [unwrap(datum.value) for datum in reference_parse(text).find(doc)]
     assert compile_path(text).find(doc) == expected
+
+
+@st.composite
+def doc_and_wildcard_path(draw: Any) -> tuple[Any, str]:
+    """A path of names, indexes and at least one wildcard (`[*]`, `.*`), walked without
+    jsonpath-ng."""
+    doc = draw(st.dictionaries(st.sampled_from(NAMES), json_values, min_size=1))
+    steps = [*_existing_steps(doc, draw), *draw(st.lists(st.sampled_from(NAMES), max_size=1))]
+    quotes = draw(st.lists(st.sampled_from([".", "["]), min_size=len(steps)))
+    segments = list(map(_segment, steps, quotes))
+    for _ in range(draw(st.integers(1, 3))):
+        segments.insert(draw(st.integers(0, len(segments))), draw(st.sampled_from(["[*]", ".*"])))
+    return doc, "$" + "".join(segments)
+
+
+@settings(max_examples=500, deadline=None)
+@given(case=doc_and_wildcard_path())
+def test_wildcard_paths_agree_with_jsonpath_ng(case: tuple[Any, str]) -> None:
+    doc, text = case
+    path = compile_path(text)
+    assert path.is_collection and path.fanned is not None
+    jsonpath._vet(text, jsonpath._parse(text))  # what compiled it before: it takes the path too
+    expected = reference_parse(text).find(doc)
+    assert path.find(doc) == [unwrap(datum.value) for datum in expected]
+    assert path.located(doc) == [jsonpath._written(datum.full_path, "$") for datum in expected]

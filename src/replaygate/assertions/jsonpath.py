@@ -6,6 +6,7 @@ import functools
 import json
 import re
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -19,12 +20,15 @@ MAX_MATCHES = 10_000
 # A step of a simple path: a member name (str) or an array index (int).
 Step = str | int
 
-# `.name`, `[N]`, `['name']`, `["name"]`; names as jsonpath-ng's lexer reads them unquoted.
+# `.name`, `[N]`, `['name']`, `["name"]`; names as jsonpath-ng's lexer reads them unquoted;
+# and the wildcard, `[*]` or `.*`.
 _SEGMENT = re.compile(
-    r"""\.([A-Za-z_][A-Za-z0-9_-]*)|\[(-?[0-9]+)\]|\['([^'\\]*)'\]|\["([^"\\]*)"\]"""
+    r"""\.([A-Za-z_][A-Za-z0-9_-]*)|\[(-?[0-9]+)\]|\['([^'\\]*)'\]|\["([^"\\]*)"\]|(\[\*\]|\.\*)"""
 )
 _RESERVED = frozenset({"where", "wherenot"})  # jsonpath-ng keywords, not names
 _MISSING = object()
+# The wildcard as a step of a fanned path: every item of a list, every value of a mapping.
+EVERY = None
 
 
 class PathTooBroad(ValueError):
@@ -43,6 +47,8 @@ class CompiledPath:
     is_collection: bool
     steps: tuple[Step, ...] | None = field(default=None, repr=False, compare=False)
     expr: Any = field(default=None, repr=False, compare=False)  # a jsonpath_ng JSONPath
+    # Steps with wildcards (EVERY), walked without jsonpath-ng: `$.tool_calls[*].name`.
+    fanned: tuple[Step | None, ...] | None = field(default=None, repr=False, compare=False)
 
     def find(self, doc: Any) -> list[Any]:
         """The values the path matches in ``doc``, each passed through values.unwrap.
@@ -51,7 +57,8 @@ class CompiledPath:
         """
         if self.steps is not None:
             return _walk(doc, self.steps)
-        found = list(islice(matches(self.expr, doc), MAX_MATCHES + 1))
+        walked = _fan_out(doc, self.fanned) if self.fanned is not None else matches(self.expr, doc)
+        found = list(islice(walked, MAX_MATCHES + 1))
         if len(found) > MAX_MATCHES:
             raise PathTooBroad(f"path matched more than {MAX_MATCHES} values")
         return [unwrap(value) for value in found]
@@ -61,7 +68,8 @@ class CompiledPath:
         wildcards (``$.tool_calls[1].name``); None where it cannot be written."""
         if self.steps is not None:
             return [self.text] if _walk(doc, self.steps) else []
-        return [_written(datum.full_path, "$") for datum in self.expr.find(doc)]
+        expr = self.expr if self.expr is not None else _parsed(self.text)
+        return [_written(datum.full_path, "$") for datum in expr.find(doc)]
 
 
 def _written(node: Any, prefix: str) -> str | None:
@@ -97,6 +105,25 @@ def _walk(doc: Any, steps: tuple[Step, ...]) -> list[Any]:
     return [unwrap(node)]
 
 
+def _fan_out(node: Any, steps: tuple[Step | None, ...]) -> Iterator[Any]:
+    """The values ``steps`` lead to, in jsonpath-ng's order (jsonpath_walk's, one at a time)."""
+    if not steps:
+        yield node
+        return
+    step, rest = steps[0], steps[1:]
+    if step is EVERY:
+        items = node if isinstance(node, list) else node.values() if isinstance(node, dict) else ()
+        for item in items:
+            yield from _fan_out(item, rest)
+        return
+    if isinstance(step, int):
+        inside = isinstance(node, list) and -len(node) <= step < len(node)
+    else:
+        inside = isinstance(node, dict) and step in node
+    if inside:
+        yield from _fan_out(node[step], rest)
+
+
 @functools.cache
 def compile_path(text: str) -> CompiledPath:
     """Compile a JSONPath (cached per text). Raises ValueError with a one-line message."""
@@ -105,26 +132,36 @@ def compile_path(text: str) -> CompiledPath:
     if not text.startswith("$"):
         raise ValueError(f"JSONPath {text!r} must start with '$'")
     steps = _simple_steps(text)
-    if steps is not None:
-        return CompiledPath(text, False, steps)
+    if steps is not None and EVERY not in steps:
+        return CompiledPath(text, False, steps)  # type: ignore[arg-type]  # no EVERY in it
+    if steps is not None:  # jsonpath-ng (a slow import) is left for a failure's located()
+        return CompiledPath(text, True, fanned=steps)
     expr = _parse(text)
     _vet(text, expr)
     steps = _ast_steps(expr)
     return CompiledPath(text, steps is None, steps, None if steps is not None else expr)
 
 
-def _simple_steps(text: str) -> tuple[Step, ...] | None:
-    """Steps of a `$.a['b'][0]` chain read without jsonpath-ng, or None."""
-    steps: list[Step] = []
+def _simple_steps(text: str) -> tuple[Step | None, ...] | None:
+    """Steps of a `$.a['b'][0]` or `$.a[*].b` chain read without jsonpath-ng, or None."""
+    steps: list[Step | None] = []
     pos = 1
     while pos < len(text):
         m = _SEGMENT.match(text, pos)
         if m is None or m[1] in _RESERVED:
             return None
-        name, index, single, double = m.groups()
-        steps.append(int(index) if index is not None else (name or single or double or ""))
+        name, index, single, double, every = m.groups()
+        if every:
+            steps.append(EVERY)
+        else:
+            steps.append(int(index) if index is not None else (name or single or double or ""))
         pos = m.end()
     return tuple(steps)
+
+
+@functools.cache
+def _parsed(text: str) -> Any:
+    return _parse(text)
 
 
 @functools.cache
