@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import gc
 import os
 from typing import Any
 
@@ -69,8 +70,15 @@ def _default_jobs() -> int:
 
 
 def main(args: argparse.Namespace) -> int:
-    from replaygate.engine.runner import long_lived
-
+    # What this import builds (the engine, the loaders, pydantic's validators) lives as long as
+    # the process: collecting while it is built finds nothing (long_lived then freezes it).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        from replaygate.engine.runner import long_lived
+    finally:
+        if collecting:
+            gc.enable()
     with long_lived():
         return _main(args)
 
