@@ -9,8 +9,12 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from yaml.nodes import ScalarNode
 
 from replaygate.errors import PackError
+from replaygate.loading import yaml_reader
 from replaygate.loading.files import MAX_DEPTH
 from replaygate.loading.json_reader import load_json, parse_json
 from replaygate.loading.yaml_reader import (
@@ -424,3 +428,27 @@ def test_a_tab_in_indentation_says_yaml_does_not_allow_tabs(text: str) -> None:
     assert yaml_error(text) == (
         f"c.yaml:{line}: YAML does not allow tabs for indentation; indent this line with spaces"
     )
+
+
+_PLAIN_SCALARS = st.one_of(
+    st.integers().map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.sampled_from(["5.0e-12", "1e3", "1.5E+3", ".5", "-.5", "1_000", "0x1F", "017", "0o17",
+                     "1:30", "190:20:30.15", ".inf", "-.Inf", ".NaN", "+12", "~", "null", "Null",
+                     "NULL", "", "<<", "=", "2001-12-14", "2001-12-14t21:59:43.10-05:00",
+                     "2001-12-14 21:59:43.10 -5", "Yes", "NO", "on", "Off", "y", "n", "true",
+                     "False", "TRUE", "nULL", "tRUE", "0b101", "1.", "1e", "abc"]),
+    st.sampled_from(["yes", "no", "on", "off", "true", "false", "null"]).map(str.upper),
+    st.text(alphabet="0123456789.:-+_eExXoObnul~ ytT", max_size=12).map(str.strip),
+)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(_PLAIN_SCALARS)
+def test_remembered_tags_are_the_ones_pyyaml_resolves(text: str) -> None:
+    """The tag cache answers, for every plain scalar, what PyYAML's YAML 1.1 resolver does."""
+    expected = yaml.SafeLoader("").resolve(ScalarNode, text, (True, False))
+    loader = yaml_reader._Loader("", "t.yaml")
+    assert loader._plain_tag(text, (True, False)) == expected
+    assert loader._plain_tag(text, (True, False)) == expected  # now from the cache
+    assert yaml_reader._PLAIN_TAGS.get(text, expected) == expected

@@ -38,6 +38,9 @@ _MAP_TAGS = {None, "!", _TAG + "map"}
 _SEQ_TAGS = {None, "!", _TAG + "seq"}
 _KINDS = {"int": "integer", "float": "number", "bool": "boolean", "timestamp": "date"}
 _NO_KEY = object()  # a mapping frame waiting for its next key
+_PLAIN_TAGS: dict[str, str] = {}  # plain scalar text -> its resolved tag
+_SHORT = 40  # longer texts are rarely repeated
+_MAX_REMEMBERED = 20_000  # at most about 2 MB
 
 
 class YamlMap(dict[Any, Any]):
@@ -154,8 +157,7 @@ class _Loader(_BaseLoader):
         if plain:
             if not event.implicit[0]:
                 return text, None  # quoted: always a string
-            # types-PyYAML leaves resolve() untyped
-            tag = self.resolve(ScalarNode, text, event.implicit)  # type: ignore[no-untyped-call]
+            tag = self._plain_tag(text, event.implicit)
         if tag == _TAG + "str" or tag == _TAG + "value":  # '=' is the text "=" (as PyYAML)
             return text, None
         if tag == _TAG + "merge":
@@ -164,6 +166,17 @@ class _Loader(_BaseLoader):
             raise PackError(self.shown, line, f"YAML tag {_show_tag(tag)!r} is not supported")
         value = self._construct(tag, event, line)
         return value, (text if plain and _surprising(text, value) else None)
+
+    def _plain_tag(self, text: str, implicit: tuple[bool, bool]) -> str:
+        """The YAML 1.1 tag of a plain scalar: a function of its text alone (this loader has
+        no path resolvers), remembered for short texts, which keys and flags repeat."""
+        tag = _PLAIN_TAGS.get(text)
+        if tag is None:
+            # types-PyYAML leaves resolve() untyped
+            tag = self.resolve(ScalarNode, text, implicit)  # type: ignore[no-untyped-call]
+            if len(text) <= _SHORT and len(_PLAIN_TAGS) < _MAX_REMEMBERED:
+                _PLAIN_TAGS[text] = tag
+        return tag
 
     def _construct(self, tag: str, event: Any, line: int) -> Any:
         node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
