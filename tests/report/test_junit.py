@@ -12,7 +12,8 @@ import pytest
 import xmlschema
 
 from replaygate.report.escape import xml_safe
-from replaygate.report.junit import PROBLEMS_SUITE, JunitFamily, classname, render_junit
+from replaygate.report.junit import PROBLEMS_SUITE, classname, render_junit
+from replaygate.report.junit_family import JunitFamily
 from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
 # Jenkins xunit-plugin's junit-10.xsd as upstream has it (tests/data/README.md says where from).

@@ -20,7 +20,7 @@ from replaygate.errors import EXIT_CONFIG, ReplayGateError
 from replaygate.github.env import DEFAULT_AUTHOR
 from replaygate.loading.files import named_path
 from replaygate.report.files import report_path, write_atomic
-from replaygate.report.junit import JunitFamily
+from replaygate.report.junit_family import JunitFamily
 from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, exit_code
 

@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from replaygate.errors import UsageError
-from replaygate.report.junit import JunitFamily
+from replaygate.report.junit_family import JunitFamily
 from replaygate.results.shard import parse_shard
 from replaygate.results.verdict import FailOn
 

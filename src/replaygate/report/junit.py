@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
-from enum import StrEnum
 from typing import Any
 
 import junit_xml
@@ -18,6 +17,7 @@ from replaygate.report.grammar import (
     score_text,
     value_text,
 )
+from replaygate.report.junit_family import JunitFamily
 from replaygate.results.model import CaseResult, Problem, RunResult, Status
 
 PROBLEMS_SUITE = "replaygate.problems"
@@ -26,13 +26,6 @@ _MESSAGE_LIMIT = 1000  # characters of an attribute
 _VALUE_LIMIT = 2000  # characters of one expected or actual value
 _FAILURE_LIMIT = 50  # failures listed in one testcase's text
 _COUNTS = ("tests", "failures", "errors")
-
-
-class JunitFamily(StrEnum):
-    """Which JUnit dialect to write, named as pytest's ``junit_family`` names them."""
-
-    XUNIT2 = "xunit2"  # valid against Jenkins' junit-10.xsd
-    XUNIT1 = "xunit1"  # adds testcase file and line, which PR annotators read
 
 
 def render_junit(result: RunResult, *, family: JunitFamily = JunitFamily.XUNIT2) -> str:
