@@ -46,34 +46,6 @@ def test_version_imports_nothing_heavy() -> None:
     assert done.stdout.splitlines()[-1] == "[]"
 
 
-# What a run of small packs does not use, each a noticeable part of its start-up (bench/README.md):
-# jsonschema explains only violations jsonschema-rs cannot word, jsonpath-ng parses only paths the
-# walker cannot read, the HTTP stack and reports' writers serve only the options that ask.
-UNUSED_BY_A_SMALL_RUN = (
-    "jsonschema", "referencing", "jsonpath_ng", "requests", "urllib3", "junit_xml", "xml.etree",
-    "tqdm", "ruamel", "multiprocessing", "replaygate.github.publish", "replaygate.report.json",
-    "replaygate.report.junit", "replaygate.report.markdown", "replaygate.loading.formats",
-    "replaygate.providers.wire", "replaygate.inference",
-)  # fmt: skip
-
-
-def test_a_run_of_the_shipped_packs_imports_only_what_it_uses() -> None:
-    code = (
-        "import json, sys, replaygate.cli as c; code = c.main(['run', 'packs', '-q']); "
-        "heavy = json.loads(sys.argv[1]); "
-        "print(code, sorted(m for m in sys.modules for h in heavy "
-        "if m == h or m.startswith(h + '.')))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(UNUSED_BY_A_SMALL_RUN)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert done.stdout.splitlines()[-1] == "0 []"
-
-
 def test_a_failing_case_exits_1_with_the_located_failure(tmp_path: Path) -> None:
     make_pack(
         tmp_path,
