@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from replaygate.assertions.values import EmbeddedJson
 from replaygate.engine import tool_schemas
 from replaygate.engine.tool_schemas import InvalidToolSchema, violations
 
@@ -301,7 +302,10 @@ _LEAVES = st.fixed_dictionaries(
     optional={
         "type": st.sampled_from(["string", "integer", "number", "boolean", "null", "array",
                                  "object", ["string", "null"], ["integer", "boolean"]]),
-        "enum": st.lists(_SCALARS, min_size=1, max_size=3),
+        # objects too: their keys in an order the schema's canonical copy does not keep
+        "enum": st.lists(
+            _SCALARS | st.dictionaries(st.sampled_from("ba"), _SCALARS), min_size=1, max_size=3
+        ),
         "minimum": st.sampled_from([0, 1, 2.5, -2]),
         "maximum": st.sampled_from([0, 3, 2.5]),
         "minLength": st.just(2),
@@ -334,6 +338,8 @@ def test_a_violation_is_explained_in_jsonschemas_words(
 ) -> None:
     """Explained without jsonschema where that can be done, and then word for word the same."""
     assert _explained(schema, arguments) == _explained_by_jsonschema(schema, arguments)
+    embedded = EmbeddedJson(arguments)  # arguments parsed from a JSON string
+    assert _explained(schema, embedded) == _explained_by_jsonschema(schema, embedded)
 
 
 @pytest.mark.parametrize(
@@ -372,3 +378,11 @@ def test_anything_else_is_explained_by_jsonschema(schema: Any, arguments: Any) -
     asked = mock.patch.object(tool_schemas._Validators, "full", side_effect=RuntimeError("asked"))
     with asked, pytest.raises(RuntimeError, match="asked"):
         list(violations(schema, arguments))
+
+
+def test_an_enum_of_objects_is_shown_as_jsonschema_sees_it() -> None:
+    """jsonschema reads the schema's canonical copy, keys sorted: so does the message."""
+    schema = {"properties": {"a": {"enum": [{"b": 1, "a": 2}]}}}
+    (found,) = violations(schema, EmbeddedJson({"a": 3}))
+    assert found.message == "3 is not one of [{'a': 2, 'b': 1}]"
+    assert [found] == _explained_by_jsonschema(schema, {"a": 3})

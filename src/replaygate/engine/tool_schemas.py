@@ -135,19 +135,17 @@ class _Validators:
     keyword of ours cannot descend into, is decided by jsonschema alone.
     """
 
-    __slots__ = ("_full", "_schema", "fast")
+    __slots__ = ("_full", "fast", "schema")
 
     def __init__(self, schema: Any, fast: Any) -> None:
-        self._schema = schema
+        self.schema = schema  # the canonical copy (sorted keys), which jsonschema sees
         self.fast = fast  # jsonschema-rs: decides validity in well under a microsecond, or None
         self._full: Any = None
 
     def full(self) -> Any:
         """jsonschema's validator, with the time-bounded pattern keywords: explains violations."""
         if self._full is None:
-            self._full = _bounded_class(_draft_class(self._schema))(
-                self._schema, registry=_offline()
-            )
+            self._full = _bounded_class(_draft_class(self.schema))(self.schema, registry=_offline())
         return self._full
 
 
@@ -298,14 +296,16 @@ _WORDED: dict[str, tuple[str, Callable[[Any, Any], str | None]]] = {
 }
 
 
-def _worded(schema: Mapping[str, Any], fast: Any, arguments: Any) -> SchemaViolation | None:
+def _worded(schema: Any, fast: Any, arguments: Mapping[str, Any]) -> SchemaViolation | None:
     """The one violation jsonschema-rs finds, in jsonschema's words, or None to ask jsonschema.
 
     Only where the two cannot differ: the default draft for both (no ``$schema``), exactly one
-    violation (no order to agree on), of a keyword in _WORDED, reached without a ``$ref``.
-    Importing jsonschema costs a run about 0.1 s, more than all of a small pack's checks.
+    violation (no order to agree on), of a keyword in _WORDED, reached without a ``$ref``;
+    the message made from the values jsonschema would see (the schema's canonical copy, the
+    arguments as a plain dict). Importing jsonschema costs a run about 0.1 s, more than all
+    of a small pack's checks.
     """
-    if "$schema" in schema:
+    if not isinstance(schema, dict) or "$schema" in schema:
         return None
     try:
         found = list(islice(fast.iter_errors(arguments), 2))
@@ -320,7 +320,7 @@ def _worded(schema: Mapping[str, Any], fast: Any, arguments: Any) -> SchemaViola
     if not _REFERENCES.isdisjoint(getattr(error, "evaluation_path", None) or ["$ref"]):
         return None
     kind, words = _WORDED.get(error.schema_path[-1], ("", None))
-    value, instance = _node(schema, error.schema_path), _node(arguments, error.instance_path)
+    value, instance = _node(schema, error.schema_path), _node(dict(arguments), error.instance_path)
     if (
         words is None
         or type(error.kind).__name__ != kind
@@ -351,7 +351,7 @@ def violations(
     if checkers.fast is not None:
         if checkers.fast.is_valid(arguments):
             return
-        worded = _worded(schema, checkers.fast, arguments)
+        worded = _worded(checkers.schema, checkers.fast, arguments)
         if worded is not None:
             yield worded
             return
