@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import platform
@@ -298,3 +299,18 @@ def test_a_baseline_or_results_file_symlinked_out_of_the_directory_is_not_read(
         f"replaygate: {what} 'b.json' leaves the working directory through a symlink"
     )
     assert "SECRET" not in done.stderr
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_run_leaves_the_collector_as_it_found_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collecting: bool
+) -> None:
+    """`run` pauses the collector while its modules load; a caller's setting is kept."""
+    make_pack(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (gc.enable if collecting else gc.disable)()
+    try:
+        assert main(["run", "-q"]) == 0
+        assert gc.isenabled() is collecting
+    finally:
+        gc.enable()
