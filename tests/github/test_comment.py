@@ -20,7 +20,8 @@ COMMENTS = "/repos/{repo}/issues/7/comments"
 
 
 def _upsert(api: GitHubApi, body: str) -> str:
-    return upsert_comment(api, PR, body, marker=MARKER, author=BOT)
+    existing = find_comment(api, PR, marker=MARKER, author=BOT)
+    return upsert_comment(api, PR, body, existing, marker=MARKER, author=BOT)
 
 
 def _ours(server: FakeGitHub) -> list[str]:

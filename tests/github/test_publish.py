@@ -288,3 +288,21 @@ def test_options_from_the_command_line(tmp_path: Path) -> None:
 def test_conclusion_output(tmp_path: Path, status: Status, expected: str) -> None:
     run_publish(result(case("x", status)), PublishOptions(), environment(tmp_path))
     assert runner_outputs((tmp_path / "output").read_text())["conclusion"] == expected
+
+
+@pytest.mark.parametrize("ours", [False, True])
+def test_pr_comments_are_listed_once_per_run_page_by_page(
+    tmp_path: Path, github_server: FakeGitHub, ours: bool
+) -> None:
+    github_server.add_comments(7, 150, login="reviewer")
+    if ours:
+        github_server.add_comment(7, f"{MARKER}\nlast run", login=BOT)
+    github_server.add_comments(7, 100, login="octocat")
+    run_publish(
+        result(failed("a")), PublishOptions(pr_comment=True), environment(tmp_path, github_server)
+    )
+    pages = [
+        c.query.get("page") for c in github_server.calls("GET", "/repos/{repo}/issues/7/comments")
+    ]
+    assert pages == [None, "2", "3"]
+    assert len([c for c in github_server.comments[7] if c["user"]["login"] == BOT]) == 1

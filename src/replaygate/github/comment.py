@@ -43,13 +43,22 @@ def find_comment(
 
 
 def upsert_comment(
-    api: GitHubApi, issue_number: int, body: str, *, marker: str, author: str | None
+    api: GitHubApi,
+    issue_number: int,
+    body: str,
+    existing: Comment | None,
+    *,
+    marker: str,
+    author: str | None,
 ) -> Outcome:
-    """Edit our comment in place, or create it once; never a second copy."""
+    """Edit our comment in place, or create it once; never a second copy.
+
+    ``existing`` is what find_comment returned in this run: the caller has listed the
+    pull request's comments already (for the previous run's fingerprints), once.
+    """
     from replaygate.github.api import GitHubApiError
 
     body = _prepared(body, marker)
-    existing = find_comment(api, issue_number, marker=marker, author=author)
     if existing is not None:
         return _update(api, existing, body)
     path = api.repo_path(f"/issues/{issue_number}/comments")

@@ -291,11 +291,12 @@ def _comment(api: GitHubApi, result: RunResult, options: PublishOptions, event: 
     from replaygate.github import comment
 
     number, author = event.pr_number or 0, options.comment_author
+    # Listed once: the comment found here is both the reference and the one to edit.
+    previous = comment.find_comment(api, number, marker=comment.MARKER, author=author)
     reference: frozenset[str] | set[str] = options.baseline or frozenset()
     against = "against the baseline"
     if options.baseline is None:
-        previous = comment.find_comment(api, number, marker=comment.MARKER, author=author)
         reference = comment.previous_fingerprints(previous.body) if previous else set()
         against = "since the last run" if previous else "first run"
     body = render_comment(result, delta(result, reference), against)
-    comment.upsert_comment(api, number, body, marker=comment.MARKER, author=author)
+    comment.upsert_comment(api, number, body, previous, marker=comment.MARKER, author=author)
