@@ -192,9 +192,16 @@ def test_parallel_evaluation_gives_the_serial_results(tmp_path: Path) -> None:
     assert sum(c["status"] == "failed" for c in runs[0]) == 26
 
 
-def test_jobs_must_be_positive(tmp_path: Path) -> None:
-    done = run(["run", "--jobs", "0"], tmp_path)
-    assert done.returncode == 4 and "--jobs: must be a whole number of at least 1" in done.stderr
+@pytest.mark.parametrize("command", ["run", "record"])
+@pytest.mark.parametrize("value", ["0", "\u00b2", "\u0663", "\uff13", "1_0"])
+def test_jobs_must_be_a_positive_ascii_number(
+    capsys: pytest.CaptureFixture[str], command: str, value: str
+) -> None:
+    provider = ["--provider", "openai"] if command == "record" else []
+    assert main([command, *provider, "--jobs", value]) == 4
+    err = capsys.readouterr().err
+    assert f"--jobs: must be a whole number of at least 1, got {value!r}" in err
+    assert "Traceback" not in err
 
 
 def _broken_validate(args: object) -> int:

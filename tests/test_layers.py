@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "replaygate.errors",
         "replaygate.results.model",
         "replaygate.results.fingerprint",
+        "replaygate.numerals",
     ),
     ("replaygate.assertions",),  # the assertion language: values, JSONPath, the operator table
     # files -> validated, compiled packs, contracts and case inputs; other tools' files (formats)

@@ -406,3 +406,21 @@ def test_clip_utf8_counts_bytes_and_never_splits_a_character() -> None:
     clipped = clip_utf8("é" * 10, 10, "+")
     assert clipped == "éééé+"
     assert len(clipped.encode()) <= 10
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Retry-After": "\u00b2"},  # isdigit() holds for '²'; int() and float() refuse it
+        {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "\u00b2"},
+    ],
+)
+def test_a_header_of_non_ascii_digits_counts_as_absent(
+    github_api: GitHubApi,
+    github_server: FakeGitHub,
+    github_sleeps: list[float],
+    headers: dict[str, str],
+) -> None:
+    github_server.queue("GET", COMMENTS, Reply(429, {"message": "slow down"}, headers))
+    assert github_api.request("GET", _path(github_server)) == []
+    assert github_sleeps == [60.0]

@@ -198,3 +198,25 @@ def test_other_events_report_on_their_commit(
 def test_a_missing_event_file_is_not_fatal() -> None:
     environ = {"GITHUB_EVENT_NAME": "push", "GITHUB_SHA": "s", "GITHUB_EVENT_PATH": "/nonexistent"}
     assert read_event(environ) == env.Event("push", "s")
+
+
+# Other scripts' digits pass str.isdigit() and float(): U+0663 (Arabic-Indic), U+FF13
+# (fullwidth); isdigit() holds for U+00B2 ('²') too.
+@pytest.mark.parametrize("value", ["\u0663", "\uff13", "\u00b2", "1_0", "5 0", "+5", "1e1"])
+@pytest.mark.parametrize(
+    ("variable", "expected"),
+    [
+        ("INPUT_API_DEADLINE_SECONDS", "input 'api_deadline_seconds': expected a number of"),
+        ("INPUT_CHECK_RUN_ANNOTATIONS", "input 'check_run_annotations': expected a whole number"),
+    ],
+)
+def test_numbers_are_ascii_digits_only(variable: str, expected: str, value: str) -> None:
+    with pytest.raises(InputError) as caught:
+        read_inputs({variable: value})
+    message = str(caught.value)
+    assert message.startswith(expected) and message.endswith(f"got {value!r}")
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("3", 3.0), ("2.5", 2.5), ("0.25", 0.25)])
+def test_decimal_seconds_are_accepted(value: str, seconds: float) -> None:
+    assert read_inputs({"INPUT_API_DEADLINE_SECONDS": value}).api_deadline_seconds == seconds

@@ -241,6 +241,15 @@ def test_429_is_retried_after_retry_after(providers: Start) -> None:
     assert answer.error is None and len(server.seen) == 2
 
 
+def test_a_retry_after_of_non_ascii_digits_counts_as_absent(providers: Start) -> None:
+    server = providers("openai")
+    server.script.append(  # isdigit() holds for '²'; float() refuses it
+        Reply(429, error_body("openai", 429, "slow down"), {"Retry-After": "\u00b2"})
+    )
+    answer = call(server, retries=2, retry_on=frozenset({RetryOn.RATE_LIMIT}))
+    assert answer.error is None and len(server.seen) == 2
+
+
 def test_a_retry_after_past_max_sleep_is_not_waited_for(providers: Start) -> None:
     server = providers("openai")
     server.script.append(

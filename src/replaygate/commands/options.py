@@ -101,9 +101,22 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _count(text: str) -> int:
-    from replaygate.github.env import whole_number
+    from replaygate.numerals import whole_number
 
     return _argument(whole_number, text)
+
+
+def job_count(text: str) -> int:
+    """``--jobs``: a whole number of at least 1."""
+    from replaygate.numerals import whole_number
+
+    try:
+        jobs = whole_number(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
+    return jobs
 
 
 def _seconds(text: str) -> float:

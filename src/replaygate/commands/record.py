@@ -15,7 +15,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from replaygate.commands.options import provider_option, provider_setup, refuse_untrusted_event
+from replaygate.commands.options import (
+    job_count,
+    provider_option,
+    provider_setup,
+    refuse_untrusted_event,
+)
 from replaygate.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
 
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -43,7 +48,7 @@ def add_parser(sub: Any) -> None:
         "refresh: every selected case",
     )
     parser.add_argument(
-        "--jobs", type=_jobs, default=4, metavar="N", help="requests in flight (default: 4)"
+        "--jobs", type=job_count, default=4, metavar="N", help="requests in flight (default: 4)"
     )
 
 
@@ -55,12 +60,6 @@ def _mode(text: str) -> Any:
     except ValueError:
         valid = ", ".join(str(mode) for mode in RecordMode)
         raise argparse.ArgumentTypeError(f"must be one of {valid}, got {text!r}") from None
-
-
-def _jobs(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
-    return int(text)
 
 
 @contextmanager

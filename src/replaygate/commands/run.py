@@ -13,6 +13,7 @@ from replaygate.commands.options import (
     add_peer_options,
     add_report_options,
     finish,
+    job_count,
     load_named,
     provider_option,
     provider_setup,
@@ -47,7 +48,7 @@ def add_parser(sub: Any) -> None:
     add_peer_options(parser)
     parser.add_argument(
         "--jobs",
-        type=_jobs,
+        type=job_count,
         default=0,
         metavar="N",
         help=f"processes that evaluate cases (default: one per CPU, at most {MAX_DEFAULT_JOBS}, "
@@ -55,12 +56,6 @@ def add_parser(sub: Any) -> None:
     )
     provider_option(parser, required=False)
     add_report_options(parser)
-
-
-def _jobs(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text!r}")
-    return int(text)
 
 
 def _default_jobs() -> int:

@@ -18,6 +18,7 @@ import requests
 
 from replaygate import __version__
 from replaygate.errors import ReplayGateError
+from replaygate.numerals import whole_or_none
 
 API_VERSION = "2022-11-28"
 MEDIA_TYPE = "application/vnd.github+json"
@@ -294,9 +295,9 @@ class GitHubApi:
         retry_after = _retry_after(response, self._clock())
         if retry_after is not None:
             return retry_after
-        reset = response.headers.get("x-ratelimit-reset", "")
-        if response.headers.get("x-ratelimit-remaining") == "0" and reset.isdigit():
-            return max(0.0, int(reset) - self._clock()) + 1
+        reset = whole_or_none(response.headers.get("x-ratelimit-reset", ""))
+        if response.headers.get("x-ratelimit-remaining") == "0" and reset is not None:
+            return max(0.0, reset - self._clock()) + 1
         if response.status_code == 429 or _is_secondary(response):
             return RATE_LIMIT_FLOOR * 2.0 ** (attempt - 1)
         return None  # a plain 403: a permission problem, not worth a retry
@@ -398,8 +399,9 @@ def _encode(body: Any) -> bytes:
 def _retry_after(response: requests.Response, now: float) -> float | None:
     """Retry-After in seconds: GitHub sends an integer; an HTTP date is honoured too."""
     value = response.headers.get("retry-after", "").strip()
-    if value.isdigit():
-        return float(value)
+    seconds = whole_or_none(value)
+    if seconds is not None:
+        return float(seconds)
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from replaygate.errors import UsageError
+from replaygate.numerals import decimal_number, whole_number
 from replaygate.report.junit_family import JunitFamily
 from replaygate.results.shard import parse_shard
 from replaygate.results.verdict import FailOn
@@ -103,20 +104,13 @@ def get_shard(environ: Mapping[str, str]) -> str:
         raise InputError(f"input 'shard': {error}") from None
 
 
-def whole_number(text: str) -> int:
-    """``text`` as a count (0 or more); ValueError saying what was expected."""
-    if not re.fullmatch("[0-9]+", text):
-        raise ValueError("expected a whole number")
-    return int(text)
-
-
 MAX_SECONDS = 86_400
 
 
 def seconds(text: str) -> float:
     """``text`` as a finite number of seconds above 0; ValueError saying what was expected."""
     try:
-        value = float(text)
+        value = decimal_number(text)
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):

@@ -21,6 +21,7 @@ from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
 from replaygate.loading.contract import Contract
+from replaygate.numerals import whole_or_none
 
 
 class RetryOn(StrEnum):
@@ -125,8 +126,9 @@ def retry_after(value: str | None) -> float | None:
     """Retry-After in seconds from now: a number of seconds or an HTTP date; None when absent
     or unreadable (then the backoff applies)."""
     text = (value or "").strip()
-    if text.isdigit():
-        return float(text)
+    seconds = whole_or_none(text)
+    if seconds is not None:
+        return float(seconds)
     try:
         when = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError):
