@@ -4,7 +4,9 @@ Usage: python bench/bench_run.py [--corpus synthetic|realistic] [--quick] [--siz
                                  [--repeat N] [--keep DIR]
 
 Each measurement runs in a fresh subprocess (this script with --child), so peak RSS is that
-of one run only. Timings exclude interpreter start-up, which is measured on its own.
+of one run only. Timings exclude interpreter start-up, which is measured on its own. When
+`replaygate run` has `--cache DIR`, a warm run (a second run over the same cache) is timed
+too; without it, the table says the warm column is not available.
 """
 
 from __future__ import annotations
@@ -240,29 +242,40 @@ def parse_floor(root: Path) -> None:
                 json.loads(text)
 
 
-def replaygate_run(root: Path, jobs: list[str]) -> int:
+def replaygate_run(root: Path, options: list[str]) -> int:
     from replaygate import cli
 
     out = root / "out"
     out.mkdir(exist_ok=True)
-    argv = ["run", *jobs, "--root", str(root), "--json", str(out / "results.json")]
+    argv = ["run", *options, "--root", str(root), "--json", str(out / "results.json")]
     argv += ["--junit", str(out / "junit.xml"), str(root / "packs")]
     return cli.main(argv)
+
+
+# What each mode passes to `replaygate run`; the cache modes share root/cache, so "run-warm"
+# (measured right after "run-cache") finds every result of the cold run there.
+RUN_OPTIONS = {
+    "run": [],
+    "run-j1": ["--jobs", "1"],
+    "run-cache": ["--cache", "{root}/cache"],
+    "run-warm": ["--cache", "{root}/cache"],
+}
 
 
 def child(mode: str, root: Path, report: Path) -> None:
     """Measure one mode in this (fresh) process and write the figures as JSON."""
     start = time.perf_counter()
     code = 0
-    if mode == "run":
-        code = replaygate_run(root, [])
-    elif mode == "run-j1":
-        code = replaygate_run(root, ["--jobs", "1"])
+    if mode in RUN_OPTIONS:
+        code = replaygate_run(root, [o.format(root=root) for o in RUN_OPTIONS[mode]])
     else:
         parse_floor(root)
     seconds = time.perf_counter() - start
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    report.write_text(json.dumps({"seconds": seconds, "rss_mb": rss_mb, "exit": code}))
+    # forked workers (default --jobs on 2,000+ cases): the largest one's peak
+    workers_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    figures = {"seconds": seconds, "rss_mb": rss_mb, "workers_mb": workers_mb, "exit": code}
+    report.write_text(json.dumps(figures))
 
 
 @dataclass
@@ -270,12 +283,16 @@ class Measure:
     seconds: float
     rss_mb: float
     exit: int
+    workers_mb: float = 0.0
 
 
 def measure(mode: str, root: Path, repeat: int) -> Measure:
     """Best time of `repeat` fresh subprocesses (and the peak RSS of that run)."""
     best: Measure | None = None
     for _ in range(repeat):
+        if mode == "run-cache":  # every cold run starts from an empty cache
+            shutil.rmtree(root / "cache", ignore_errors=True)
+        (root / "out" / "results.json").unlink(missing_ok=True)  # totals() reads this run's
         report = root / f"{mode}.measure.json"
         cmd = [sys.executable, __file__, "--child", mode, str(root), str(report)]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -285,9 +302,19 @@ def measure(mode: str, root: Path, repeat: int) -> Measure:
     return best
 
 
+def has_cache_option() -> bool:
+    """Whether this replaygate's `run` takes `--cache DIR` (results kept between runs)."""
+    cmd = [sys.executable, "-m", "replaygate.cli", "run", "--help"]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    return "--cache" in done.stdout
+
+
 def totals(root: Path) -> dict[str, int]:
-    results = json.loads((root / "out" / "results.json").read_text(encoding="utf-8"))
-    return dict(results["totals"])
+    """The last run's totals; empty when it wrote no results (a usage error)."""
+    path = root / "out" / "results.json"
+    if not path.exists():
+        return {}
+    return dict(json.loads(path.read_text(encoding="utf-8"))["totals"])
 
 
 @dataclass
@@ -297,10 +324,12 @@ class Row:
     run: Measure
     run_j1: Measure
     totals: dict[str, int]
+    warm: Measure | None = None  # None: this replaygate has no --cache
+    cold_cache: Measure | None = None
+    warm_totals: dict[str, int] | None = None
 
 
-def bench_size(base: Path, cases: int, repeat: int, corpus: str) -> Row:
-    root = base / f"{corpus}-n{cases}"
+def generate_corpus(root: Path, cases: int, corpus: str) -> None:
     started = time.perf_counter()
     if corpus == "realistic":
         import corpus_realistic
@@ -309,8 +338,19 @@ def bench_size(base: Path, cases: int, repeat: int, corpus: str) -> Row:
     else:
         generate(root, cases)
     print(f"generated {cases} cases in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+
+
+def bench_size(base: Path, cases: int, repeat: int, corpus: str, cache: bool) -> Row:
+    root = base / f"{corpus}-n{cases}"
+    generate_corpus(root, cases, corpus)
     floor, run = measure("floor", root, repeat), measure("run", root, repeat)
-    return Row(cases, floor, run, measure("run-j1", root, repeat), totals(root))
+    row = Row(cases, floor, run, measure("run-j1", root, repeat), totals(root))
+    if cache:
+        # one cold run fills the cache; the warm runs then find every case's result there
+        row.cold_cache = measure("run-cache", root, 1)
+        row.warm = measure("run-warm", root, repeat)
+        row.warm_totals = totals(root)
+    return row
 
 
 def startup(best_of: int = 10) -> tuple[float, float]:
@@ -336,20 +376,19 @@ def marginal(r: Row, baseline: Row) -> tuple[float, float]:
     ) / cases
 
 
+def kb_per_case(mb: float, baseline_mb: float, cases: int, baseline_cases: int) -> float:
+    """Memory retained per case: peak RSS above the small run's, over the cases added."""
+    return (mb - baseline_mb) * 1024 / max(1, cases - baseline_cases)
+
+
 def print_table(rows: list[Row], baseline: Row) -> None:
     print(
         f"{'cases':>8} {'floor_s':>8} {'run_s':>8} {'ratio':>6} {'j1_s':>7} {'ratio1':>6} "
-        f"{'floor_MB':>9} {'run_MB':>8} {'us/case':>8}  totals"
+        f"{'warm_s':>7} {'ratioW':>6} {'floor_MB':>9} {'run_MB':>7} {'wk_MB':>6} "
+        f"{'j1_MB':>6} {'KB/case':>8} {'KB/c1':>6} {'us/case':>8}  totals"
     )
     for r in rows:
-        ratio, ratio1 = r.run.seconds / r.floor.seconds, r.run_j1.seconds / r.floor.seconds
-        micros = r.run.seconds / r.cases * 1e6
-        print(
-            f"{r.cases:>8} {r.floor.seconds:>8.2f} {r.run.seconds:>8.2f} {ratio:>6.2f} "
-            f"{r.run_j1.seconds:>7.2f} {ratio1:>6.2f} "
-            f"{r.floor.rss_mb:>9.0f} {r.run.rss_mb:>8.0f} {micros:>8.0f}  "
-            f"{r.totals} exit={r.run.exit}/{r.run_j1.exit}"
-        )
+        print(_row_line(r, baseline))
     (small_t, small_m), (large_t, large_m) = (
         marginal(rows[0], baseline),
         marginal(rows[-1], baseline),
@@ -359,6 +398,33 @@ def print_table(rows: list[Row], baseline: Row) -> None:
         f"{baseline.cases}-case run; linear = 1.0): "
         f"time {large_t / small_t:.2f}, memory {large_m / small_m:.2f}"
     )
+    print(_warm_note(rows))
+
+
+def _row_line(r: Row, baseline: Row) -> str:
+    floor = r.floor.seconds
+    warm = f"{r.warm.seconds:>7.2f} {r.warm.seconds / floor:>6.2f}" if r.warm else f"{'n/a':>14}"
+    kb = kb_per_case(r.run.rss_mb, baseline.run.rss_mb, r.cases, baseline.cases)
+    kb1 = kb_per_case(r.run_j1.rss_mb, baseline.run_j1.rss_mb, r.cases, baseline.cases)
+    return (
+        f"{r.cases:>8} {floor:>8.2f} {r.run.seconds:>8.2f} {r.run.seconds / floor:>6.2f} "
+        f"{r.run_j1.seconds:>7.2f} {r.run_j1.seconds / floor:>6.2f} {warm} "
+        f"{r.floor.rss_mb:>9.0f} {r.run.rss_mb:>7.0f} {r.run.workers_mb:>6.0f} "
+        f"{r.run_j1.rss_mb:>6.0f} {kb:>8.2f} {kb1:>6.2f} {r.run.seconds / r.cases * 1e6:>8.0f}  "
+        f"{r.totals} exit={r.run.exit}/{r.run_j1.exit}"
+    )
+
+
+def _warm_note(rows: list[Row]) -> str:
+    if rows[-1].warm is None:
+        return "warm: not available (this replaygate's run has no --cache option)"
+    parts = [
+        f"{r.cases}: cold with --cache {r.cold_cache.seconds:.2f}s, warm {r.warm.seconds:.2f}s "
+        f"exit={r.warm.exit} {r.warm_totals}"
+        for r in rows
+        if r.warm and r.cold_cache
+    ]
+    return "warm (a second run over the same --cache DIR): " + "; ".join(parts)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -388,13 +454,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.sizes:
         sizes = [int(s) for s in args.sizes.split(",")]
     base = args.keep or Path(tempfile.mkdtemp(prefix="replaygate-bench-"))
+    cache = has_cache_option()
     try:
-        baseline = bench_size(base, BASELINE_CASES, args.repeat, args.corpus)
-        rows = [bench_size(base, n, args.repeat, args.corpus) for n in sizes]
+        baseline = bench_size(base, BASELINE_CASES, args.repeat, args.corpus, cache=False)
+        rows = [bench_size(base, n, args.repeat, args.corpus, cache) for n in sizes]
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
     version_s, python_s = startup()
+    # the machine may be shared: the load says how far to trust absolute times
+    print("load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     print(
         f"start-up: replaygate --version {version_s * 1000:.0f} ms (python -c pass: "
         f"{python_s * 1000:.0f} ms), best of 10"

@@ -182,24 +182,45 @@ def contract(i: int, cases: list[tuple[int, str | None]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_contract(pack: Path, i: int) -> None:
+def cases_of(i: int) -> list[tuple[int, str | None]]:
+    """Contract i's cases: (j, the negative kind, or None for a case that passes)."""
     cases: list[tuple[int, str | None]] = []
     for j in range(CASES_PER_CONTRACT):
         negative = j >= CASES_PER_CONTRACT - 2
-        kind = NEGATIVES[(i * 2 + j) % len(NEGATIVES)] if negative else None
-        target = pack / "golden" / ("negative" if kind else "") / f"c{i}_{j}.json"
-        target.write_text(fixture(i, j, kind), encoding="utf-8")
-        cases.append((j, kind))
+        cases.append((j, NEGATIVES[(i * 2 + j) % len(NEGATIVES)] if negative else None))
+    return cases
+
+
+def fixture_path(i: int, j: int, kind: str | None) -> str:
+    """Where case j of contract i is, relative to the corpus root."""
+    negative = "negative/" if kind else ""
+    return f"packs/p{i // CONTRACTS_PER_PACK:04d}/golden/{negative}c{i}_{j}.json"
+
+
+def expected_calls(i: int, j: int) -> list[dict[str, Any]]:
+    """The calls a correct answer to case j of contract i makes (what a negative case lacks)."""
+    return _calls(i, j, None)
+
+
+def write_contract(root: Path, i: int) -> None:
+    cases = cases_of(i)
+    for j, kind in cases:
+        (root / fixture_path(i, j, kind)).write_text(fixture(i, j, kind), encoding="utf-8")
+    pack = root / "packs" / f"p{i // CONTRACTS_PER_PACK:04d}"
     (pack / "contracts" / f"lookup_{i}.yaml").write_text(contract(i, cases), encoding="utf-8")
+
+
+def contracts_for(cases: int) -> int:
+    return max(1, cases // CASES_PER_CONTRACT)
 
 
 def generate(root: Path, cases: int) -> None:
     """Write a repository of packs with `cases` golden cases in total under root/packs."""
-    for i in range(max(1, cases // CASES_PER_CONTRACT)):
+    for i in range(contracts_for(cases)):
         k = i // CONTRACTS_PER_PACK
         pack = root / "packs" / f"p{k:04d}"
         if i % CONTRACTS_PER_PACK == 0:
             for sub in ("contracts", "golden/negative"):
                 (pack / sub).mkdir(parents=True, exist_ok=True)
             (pack / "pack.yaml").write_text(PACK_YAML.format(k=k), encoding="utf-8")
-        write_contract(pack, i)
+        write_contract(root, i)

@@ -12,7 +12,8 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
-import bench_run  # noqa: E402  (bench/ is not a package)
+import bench_agentevals  # noqa: E402  (bench/ is not a package)
+import bench_run  # noqa: E402
 import bench_traces  # noqa: E402
 import corpus_realistic  # noqa: E402
 
@@ -64,3 +65,15 @@ def test_every_generated_trace_passes_every_assertion(tmp_path: Path) -> None:
     assert code == 0 and len(cases) == 40
     assert {case["score"] for case in cases} == {1.0}
     assert {len(case["assertions"]) for case in cases} == {9}  # six written, three implicit
+
+
+def test_agentevals_gets_every_fixture_with_the_calls_of_a_correct_answer(tmp_path: Path) -> None:
+    corpus_realistic.generate(tmp_path, 100)
+    references = bench_agentevals.write_references(tmp_path, 100).read_text(encoding="utf-8")
+    lines = [json.loads(line) for line in references.splitlines()]
+    fixtures = {str(p.relative_to(tmp_path).as_posix()) for p in tmp_path.rglob("c*.json")}
+    assert len(lines) == 100 and {line["fixture"] for line in lines} == fixtures
+    for line in lines:
+        recorded = json.loads((tmp_path / line["fixture"]).read_text(encoding="utf-8"))
+        same = recorded["response"]["tool_calls"] == line["reference"][0]["tool_calls"]
+        assert line["passes"] is same is ("/negative/" not in line["fixture"]), line["fixture"]
