@@ -131,3 +131,51 @@ def test_a_key_of_any_shape_anywhere_is_a_result_or_one_located_problem(
         assert "\n" not in str(problem)
         assert problem.file in ("packs/p/pack.yaml", "packs/p/contracts/c.yaml")
     assert loaded.packs or loaded.problems
+
+
+# Keys YAML reads as something other than a string (null, numbers, booleans, dates), or
+# that are strings but unknown; a key that is a list or a mapping.
+YAML_KEYS = st.sampled_from(
+    ["~", "null", "Null", "1", "-2", "0x1f", "3.5", ".nan", "1e3", "yes", "off", "true",
+     "2024-01-01", "2024-01-01 10:00:00", "''", "'~'", "!!str 5", "[a]", "{a: 1}", "? [a, b]\n"]
+) | st.integers().map(str)  # fmt: skip
+CONTRACT_LINES = [
+    "tool: get_weather",
+    "expected_tool_calls:",
+    "  - name: get_weather",
+    "    argument_invariants:",
+    "      - path: $.city",
+    "timeouts:",
+    "  total_ms: 5",
+    "golden_cases:",
+    "  - id: ok",
+    "    input_ref: ok.json",
+    "    expect_ok: true",
+]
+PACK_LINES = ["pack_id: p", "paths:", "  golden_dir: packs/p/golden"]
+# (file, the line the key goes after, its indentation): every kind of mapping in both files
+KEY_SPOTS = st.sampled_from(
+    [("c", 1, ""), ("c", 3, "    "), ("c", 5, "        "), ("c", 7, "  "), ("c", 9, "    "),
+     ("p", 1, ""), ("p", 3, "  ")]
+)  # fmt: skip
+
+
+@FUZZ
+@given(key=YAML_KEYS, spot=KEY_SPOTS)
+def test_a_key_of_any_yaml_type_is_one_problem_on_its_own_line(
+    tmp_path_factory: object, key: str, spot: tuple[str, int, str]
+) -> None:
+    root = tmp_path_factory.mktemp("repo")  # type: ignore[attr-defined]
+    which, after, indent = spot
+    lines = list(CONTRACT_LINES if which == "c" else PACK_LINES)
+    lines.insert(after, f"{indent}{key}: 1")
+    text = "\n".join(lines) + "\n"
+    if which == "c":
+        make_pack(root, contract=text, pack_yaml="\n".join(PACK_LINES) + "\n")
+    else:
+        make_pack(root, pack_yaml=text)
+    loaded = load_packs(["packs"], cwd=root, root=None, now=datetime.now(UTC))
+    shown = "packs/p/contracts/c.yaml" if which == "c" else "packs/p/pack.yaml"
+    assert [(p.file, p.line) for p in loaded.problems] == [(shown, after + 1)], loaded.problems
+    (problem,) = loaded.problems
+    assert "\n" not in str(problem)

@@ -66,6 +66,19 @@ def test_a_good_pack_loads(tmp_path: Path) -> None:
             "packs/p/contracts/c.yaml:2: a key is read as true by YAML",
         ),
         (
+            CONTRACT.replace("golden_cases:", "~: 1\ngolden_cases:"),
+            "packs/p/contracts/c.yaml:7: a key is read as null by YAML (`~` and `null` are null "
+            "there); quote it",
+        ),
+        (
+            CONTRACT.replace("equals: Bern", "equals: Bern\n        null: 1"),
+            "packs/p/contracts/c.yaml:7: a key is read as null by YAML",
+        ),
+        (
+            CONTRACT.replace("    expect_ok: true", "    expect_ok: true\n    3.5: 1"),
+            "packs/p/contracts/c.yaml:11: keys must be strings, got the number 3.5; quote it",
+        ),
+        (
             CONTRACT.replace("equals: Bern", "equals: 2024-01-01"),
             "packs/p/contracts/c.yaml:6: equals: the contract's `2024-01-01` was read as a date; "
             "quote it",

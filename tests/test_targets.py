@@ -144,6 +144,33 @@ def test_replayci_yml_pack_is_read_and_unknown_keys_are_warnings(
     assert "3 passed, 0 failed, 0 errors, 0 skipped, 1 warning in" in out
 
 
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("~", "a key is read as null by YAML (`~` and `null` are null there); quote it"),
+        ("null", "a key is read as null by YAML (`~` and `null` are null there); quote it"),
+        ("1", "keys must be strings, got the number 1; quote it"),
+        ("yes", "a key is read as true by YAML (yes/no/on/off are booleans there); quote it"),
+        ("2024-01-01", "keys must be strings, got a date; quote it"),
+    ],
+)
+def test_a_replayci_yml_key_that_is_not_a_string_is_named_on_its_line(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    key: str,
+    message: str,
+) -> None:
+    (repo / ".replayci.yml").write_text(f'pack: "./packs/p"\n{key}: 3\n')
+    monkeypatch.chdir(repo)
+    code, out, _ = run(capsys)
+    assert code == 0, out
+    assert out.splitlines()[0] == (
+        f".replayci.yml:2: warning: {message}; replaygate reads `pack`; "
+        "`provider` and `model` are accepted and not used"
+    )
+
+
 def test_a_path_written_from_the_repository_root_gets_the_spelling_that_works_here(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

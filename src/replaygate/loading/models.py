@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from replaygate.assertions.values import yaml_reading
 from replaygate.loading.files import excerpt
 
 
@@ -362,14 +363,18 @@ def describe_error(error: Any, root: type[BaseModel] | None = None) -> str:
     if kind == "extra_forbidden":
         return _unknown_model_key(root, loc)
     if kind == "invalid_key":
-        key = error["input"]
-        if isinstance(key, bool):
-            return (
-                f"a key is read as {str(key).lower()} by YAML (yes/no/on/off are "
-                "booleans there); quote it"
-            )
-        return f"keys must be strings, got {_shown(key)}; quote it"
+        return key_problem(error["input"])
     return f"{format_loc(loc)}: {_words(error)}"
+
+
+def key_problem(key: Any) -> str:
+    """The message for a mapping key that YAML read as something other than a string."""
+    if isinstance(key, bool):
+        reading = f"{str(key).lower()} by YAML (yes/no/on/off are booleans there)"
+        return f"a key is read as {reading}; quote it"
+    if key is None:
+        return "a key is read as null by YAML (`~` and `null` are null there); quote it"
+    return f"keys must be strings, got {yaml_reading(key)}; quote it"
 
 
 Loc = tuple[str | int, ...]
@@ -385,8 +390,9 @@ def validation_errors(
     group in line order when ``line_of`` is given); union-branch duplicates folded, and a
     missing key left out when an unknown key beside it is its misspelling."""
     seen: dict[Loc, tuple[str, str]] = {}
-    for error in exc.errors(include_url=False):
-        loc = _input_loc(error["loc"], data)
+    for reported in exc.errors(include_url=False):
+        error = _as_key_error(reported, data)
+        loc = _input_loc(tuple(error["loc"]), data)
         if error["type"] == "missing":  # the one part that is not in the input by definition
             loc += error["loc"][-1:]
         seen.setdefault(loc, (error["type"], describe_error({**error, "loc": loc}, root)))
@@ -406,6 +412,40 @@ def validation_errors(
 def _misspelling(root: type[BaseModel] | None, loc: Loc) -> str | None:
     """The key of this mapping that the unknown key at ``loc`` is closest to."""
     return _closest(str(loc[-1]), _model_at(root, loc[:-1]).model_fields) if root else None
+
+
+def _as_key_error(error: Any, data: Any) -> Any:
+    """``error``, as an ``invalid_key`` whose location ends with the key itself when it is
+    about a key that is not a string.
+
+    Pydantic writes such a key as text (``'None'``, ``'3.5'``), which is no key of the
+    input, and for a ``dict[str, ...]`` adds ``'[key]'`` and calls it a ``string_type``:
+    the location would stop at the mapping, and the message get the mapping's line.
+    """
+    loc: Loc = tuple(error["loc"])
+    key = error["input"]
+    if error["type"] == "invalid_key":
+        return {**error, "loc": (*loc[:-1], key)}
+    if len(loc) >= 2 and loc[-1] == "[key]":
+        mapping = _node_at(data, loc[:-2])
+        if isinstance(mapping, dict) and loc[-2] not in mapping and _has_key(mapping, key):
+            return {**error, "type": "invalid_key", "loc": (*loc[:-2], key)}
+    return error
+
+
+def _has_key(mapping: dict[Any, Any], key: Any) -> bool:
+    try:
+        return key in mapping
+    except TypeError:  # an unhashable value: no key (YAML keys are scalars here)
+        return False
+
+
+def _node_at(data: Any, loc: Loc) -> Any:
+    node = data
+    for part in loc:
+        if _holds(node, part):
+            node = node[part]
+    return node
 
 
 def _input_loc(loc: Loc, data: Any) -> Loc:

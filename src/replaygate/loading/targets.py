@@ -7,12 +7,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from replaygate.assertions.values import suggestion
 from replaygate.errors import PackError
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.contract import Contract
-from replaygate.loading.models import unknown_key
+from replaygate.loading.models import key_problem, unknown_key
 from replaygate.results.model import Problem
 
 PACK_FILE = "pack.yaml"
@@ -204,9 +205,7 @@ def _read_config(config: Path, cwd: Path, shown: str) -> Defaults:
     known = (*CONFIG_READ, *CONFIG_IGNORED)
     note = "replaygate reads `pack`; `provider` and `model` are accepted and not used"
     warnings = [
-        Problem(
-            shown, yaml_reader.line_of(data, (key,)), f"{unknown_key(str(key), known, {})}; {note}"
-        )
+        Problem(shown, yaml_reader.line_of(data, (key,)), f"{_unknown_config_key(key)}; {note}")
         for key in data
         if key not in known
     ]
@@ -216,6 +215,12 @@ def _read_config(config: Path, cwd: Path, shown: str) -> Defaults:
     if not isinstance(pack, str) or not pack:
         raise PackError(shown, yaml_reader.line_of(data, ("pack",)), "pack: expected a path")
     return Defaults([os.path.relpath(config.parent / pack, cwd)], warnings)
+
+
+def _unknown_config_key(key: Any) -> str:
+    if isinstance(key, str):
+        return unknown_key(key, (*CONFIG_READ, *CONFIG_IGNORED), {})
+    return key_problem(key)
 
 
 def command_targets(paths: Sequence[str], packs: Sequence[str], cwd: Path) -> Defaults:
