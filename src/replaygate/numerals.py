@@ -1,4 +1,4 @@
-"""Numbers written in ASCII digits, from inputs, options and HTTP headers.
+"""Numbers written in ASCII digits, from inputs, options and HTTP headers (Retry-After).
 
 ``str.isdigit()``, ``int()`` and ``float()`` all accept other scripts' digits (U+0663,
 U+FF13), and ``isdigit()`` even superscripts ('²'), which ``int()`` then refuses.
@@ -30,3 +30,22 @@ def decimal_number(text: str) -> float:
     if not _DECIMAL.fullmatch(text):
         raise ValueError("expected a number in decimal notation")
     return float(text)
+
+
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """A Retry-After header's wait from ``now`` (seconds since the epoch): a whole number of
+    seconds or an HTTP date; None when absent or unreadable."""
+    from datetime import UTC  # here: the command line's start-up imports this module
+    from email.utils import parsedate_to_datetime
+
+    text = (value or "").strip()
+    seconds = whole_or_none(text)
+    if seconds is not None:
+        return float(seconds)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    # A date without a zone ("-0000") is in UTC (RFC 5322), not in this machine's zone.
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - now)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 
 import pytest
 import requests
@@ -424,3 +426,27 @@ def test_a_header_of_non_ascii_digits_counts_as_absent(
     github_server.queue("GET", COMMENTS, Reply(429, {"message": "slow down"}, headers))
     assert github_api.request("GET", _path(github_server)) == []
     assert github_sleeps == [60.0]
+
+
+@pytest.fixture
+def tokyo_time(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The process's local time zone 9 hours east of UTC (a POSIX TZ: no tz database needed)."""
+    monkeypatch.setenv("TZ", "JST-9")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("tokyo_time")
+@pytest.mark.parametrize("zone", ["GMT", "-0000"])  # -0000: a date in UTC, the zone unknown
+def test_a_retry_after_date_is_utc_whatever_the_local_zone(
+    github_server: FakeGitHub, zone: str
+) -> None:
+    sleeps: list[float] = []
+    now = datetime(2026, 11, 26, 10, 0, 0, tzinfo=UTC).timestamp()
+    api = _client(github_server, sleeps, clock=lambda: now)
+    retry_after = {"Retry-After": f"Thu, 26 Nov 2026 10:00:30 {zone}"}
+    github_server.queue("GET", COMMENTS, Reply(429, {"message": "slow down"}, retry_after))
+    api.request("GET", _path(github_server))
+    assert sleeps == [30.0]

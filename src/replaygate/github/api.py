@@ -10,7 +10,6 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,7 +17,7 @@ import requests
 
 from replaygate import __version__
 from replaygate.errors import ReplayGateError
-from replaygate.numerals import whole_or_none
+from replaygate.numerals import retry_after_seconds, whole_or_none
 
 API_VERSION = "2022-11-28"
 MEDIA_TYPE = "application/vnd.github+json"
@@ -398,15 +397,7 @@ def _encode(body: Any) -> bytes:
 
 def _retry_after(response: requests.Response, now: float) -> float | None:
     """Retry-After in seconds: GitHub sends an integer; an HTTP date is honoured too."""
-    value = response.headers.get("retry-after", "").strip()
-    seconds = whole_or_none(value)
-    if seconds is not None:
-        return float(seconds)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - now)
+    return retry_after_seconds(response.headers.get("retry-after"), now)
 
 
 def _is_secondary(response: requests.Response) -> bool:

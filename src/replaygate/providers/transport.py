@@ -7,11 +7,9 @@ configured base URL.
 
 from __future__ import annotations
 
-import email.utils
 import threading
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -21,7 +19,7 @@ from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
 from replaygate.loading.contract import Contract
-from replaygate.numerals import whole_or_none
+from replaygate.numerals import retry_after_seconds
 
 
 class RetryOn(StrEnum):
@@ -125,16 +123,7 @@ class _Retry(Retry):
 def retry_after(value: str | None) -> float | None:
     """Retry-After in seconds from now: a number of seconds or an HTTP date; None when absent
     or unreadable (then the backoff applies)."""
-    text = (value or "").strip()
-    seconds = whole_or_none(text)
-    if seconds is not None:
-        return float(seconds)
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    when = when if when.tzinfo else when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    return retry_after_seconds(value, time.time())
 
 
 def _retry(policy: Policy, gate: RateGate) -> _Retry:
