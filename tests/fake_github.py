@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeGuard
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 TOKEN = "ghs_FAKEtoken0123456789abcdefghijklmnopq"
 REPOSITORY = "octo-org/octo-repo"
@@ -256,15 +256,13 @@ class FakeGitHub:
             for run in self.check_runs.values()
             if run["head_sha"] == match.group("ref") and name in (None, run["name"])
         ]
-        return 200, {"total_count": len(runs), "check_runs": runs}, {}
+        items, links = self._page(runs, record)
+        return 200, {"total_count": len(runs), "check_runs": items}, links
 
     def list_comments(self, match: re.Match[str], record: Recorded) -> Response:
         comments = sorted(self.comments[int(match.group("number"))], key=lambda c: c["id"])
-        per_page = min(max(_int(record.query.get("per_page"), 30), 1), 100)
-        page = max(_int(record.query.get("page"), 1), 1)
-        last = max(1, -(-len(comments) // per_page))
-        items = comments[(page - 1) * per_page : page * per_page]
-        return 200, items, self._link(record.path, per_page, page, last)
+        items, links = self._page(comments, record)
+        return 200, items, links
 
     def create_comment(self, match: re.Match[str], record: Recorded) -> Response:
         return 201, self.add_comment(int(match.group("number")), record.body["body"], self.bot), {}
@@ -293,10 +291,24 @@ class FakeGitHub:
         output = {**run["output"], "annotations_count": len(run["annotations"])}
         return {k: v for k, v in run.items() if k != "annotations"} | {"output": output}
 
-    def _link(self, path: str, per_page: int, page: int, last: int) -> dict[str, str]:
+    def _page(self, items: list[Any], record: Recorded) -> tuple[list[Any], dict[str, str]]:
+        """The page of ``items`` the query asks for (30 by default, at most 100) and its
+        Link header, whose URLs keep the request's other parameters, as GitHub's do."""
+        per_page = min(max(_int(record.query.get("per_page"), 30), 1), 100)
+        page = max(_int(record.query.get("page"), 1), 1)
+        last = max(1, -(-len(items) // per_page))
+        kept = {k: v for k, v in record.query.items() if k not in ("per_page", "page")}
+        return items[(page - 1) * per_page : page * per_page], self._link(
+            record.path, kept, per_page, page, last
+        )
+
+    def _link(
+        self, path: str, query: dict[str, str], per_page: int, page: int, last: int
+    ) -> dict[str, str]:
         pages = {"first": 1, "prev": page - 1, "next": page + 1, "last": last}
         links = [
-            f'<{self.url}{path}?per_page={per_page}&page={number}>; rel="{rel}"'
+            f"<{self.url}{path}?{urlencode({**query, 'per_page': per_page, 'page': number})}>; "
+            f'rel="{rel}"'
             for rel, number in pages.items()
             if 1 <= number <= last and (rel in ("next", "prev") or number != page)
         ]

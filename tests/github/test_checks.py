@@ -149,6 +149,22 @@ def test_a_run_of_the_same_name_from_an_earlier_job_is_not_taken_for_ours(
     assert ours != earlier and len(github_server.check_runs) == 2
 
 
+def test_after_a_502_every_page_of_the_commits_runs_is_searched_for_ours(
+    github_api: GitHubApi, github_server: FakeGitHub
+) -> None:
+    for _ in range(120):  # earlier jobs and shards: our new run is on the second page
+        _create(github_api, [])
+    github_server.queue("POST", RUNS, server_error(502, apply=True))
+    ours = _create(github_api, _annotations(2))
+    assert len(github_server.check_runs) == 121 and len(github_server.calls("POST", RUNS)) == 121
+    assert len(github_server.check_runs[ours]["annotations"]) == 2
+    listed = github_server.calls("GET", f"/repos/{{repo}}/commits/{SHA}/check-runs")
+    assert [(c.query.get("page"), c.query["check_name"]) for c in listed] == [
+        (None, "replaygate"),
+        ("2", "replaygate"),
+    ]
+
+
 @pytest.mark.parametrize("applied", [True, False])
 def test_a_502_on_a_batch_neither_loses_nor_repeats_annotations(
     github_api: GitHubApi, github_server: FakeGitHub, applied: bool

@@ -161,15 +161,20 @@ class GitHubApi:
         return self._parse(method, path, response)
 
     def paginate(
-        self, path: str, params: Mapping[str, str | int] | None = None
+        self, path: str, params: Mapping[str, str | int] | None = None, *, key: str = ""
     ) -> Iterator[dict[str, Any]]:
-        """Every item of a list endpoint, following ``Link: rel="next"`` on this API only."""
+        """Every item of a list endpoint, following ``Link: rel="next"`` on this API only.
+
+        ``key`` names the list in an endpoint whose pages are objects (``check_runs``).
+        """
         url: str | None = self._base + path
         query, seen = params, set[str]()
         while url is not None:
             seen.add(url)
             response = self._send("GET", url, None, query, True)
             page = self._parse("GET", path, response)
+            if key and isinstance(page, dict):
+                page = page.get(key)
             if not isinstance(page, list):
                 raise self._error(f"GitHub API GET {path}: the response is not a list")
             yield from (item for item in page if isinstance(item, dict))

@@ -105,11 +105,12 @@ def _create(api: GitHubApi, body: dict[str, Any]) -> int:
 
 
 def _find_run(api: GitHubApi, head_sha: str, name: str, external_id: str) -> int | None:
+    """Our run among the commit's runs of that name: every page, as shards and re-runs of
+    earlier jobs can put it past the first hundred."""
     params: dict[str, str | int] = {"check_name": name, "filter": "all", "per_page": 100}
-    listing = api.request("GET", api.repo_path(f"/commits/{head_sha}/check-runs"), params=params)
-    runs = listing.get("check_runs") if isinstance(listing, dict) else None
-    for run in runs if isinstance(runs, list) else []:
-        if isinstance(run, dict) and run.get("external_id") == external_id:
+    path = api.repo_path(f"/commits/{head_sha}/check-runs")
+    for run in api.paginate(path, params, key="check_runs"):
+        if run.get("external_id") == external_id:
             return _run_id(run)
     return None
 
