@@ -399,6 +399,31 @@ def print_table(rows: list[Row], baseline: Row) -> None:
         f"time {large_t / small_t:.2f}, memory {large_m / small_m:.2f}"
     )
     print(_warm_note(rows))
+    print(_targets(rows[-1], baseline))
+
+
+# Issue 12's targets on the 2-core machine: ratios to the floor, and memory per case.
+TARGETS = {"run": 2.0, "j1": 3.0, "warm": 0.7, "kb_per_case": 3.0, "kb_per_case_j1": 3.0}
+
+
+def _targets(r: Row, baseline: Row) -> str:
+    """Which targets the largest size meets."""
+    floor = r.floor.seconds
+    figures = {
+        "run": r.run.seconds / floor,
+        "j1": r.run_j1.seconds / floor,
+        "kb_per_case": kb_per_case(r.run.rss_mb, baseline.run.rss_mb, r.cases, baseline.cases),
+        "kb_per_case_j1": kb_per_case(
+            r.run_j1.rss_mb, baseline.run_j1.rss_mb, r.cases, baseline.cases
+        ),
+    }
+    if r.warm is not None:
+        figures["warm"] = r.warm.seconds / floor
+    verdicts = [
+        f"{name} {value:.2f} (<= {TARGETS[name]}: {'met' if value <= TARGETS[name] else 'NOT met'})"
+        for name, value in figures.items()
+    ]
+    return f"targets at {r.cases} cases: " + "; ".join(verdicts)
 
 
 def _row_line(r: Row, baseline: Row) -> str:
