@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from replaygate.errors import PackError
 from replaygate.loading.files import MAX_DEPTH, MAX_JSON_BYTES, excerpt, read_text
+
+if TYPE_CHECKING:
+    import msgspec
 
 
 class _JsonProblem(ValueError):
@@ -57,6 +61,63 @@ def load_json(path: Path, *, shown: str) -> Any:
 
 def parse_json(text: str, *, shown: str) -> Any:
     """The JSON value in ``text``; NaN, Infinity, duplicate keys and deep nesting are refused."""
+    value = fast_value(text)
+    return strict_json(text, shown=shown) if value is NEEDS_STRICT else value
+
+
+NEEDS_STRICT: Any = object()  # fast_value's answer when only strict_json can decide
+
+
+def fast_value(text: str) -> Any:
+    """The value of ``text`` from msgspec's decoder when it provably equals strict_json's,
+    else NEEDS_STRICT.
+
+    msgspec refuses what the strict decoder refuses (NaN, Infinity, numbers that would read as
+    infinity, integers of more digits than Python allows, control characters, lone surrogates,
+    trailing text) and decodes to the same types and values, except that it keeps the last of
+    duplicate keys. A dropped key is seen by counting colons: outside strings a colon ends a
+    key, and every colon of a decoded string comes from a colon of the text unless it was
+    written ``\\u003a``, so re-encoding gives as many colons as the text exactly when no key
+    was dropped. ``tests/test_json_fast.py`` compares the two decoders on generated texts.
+    """
+    if "\\u003" in text:  # an escaped colon (or digit, or ;<=>?: rare) upsets the count
+        return NEEDS_STRICT
+    decoder, encoder, reindent = _msgspec()
+    try:
+        value = decoder.decode(text)
+    except (ValueError, RecursionError):  # strict_json names the problem and its line
+        return NEEDS_STRICT
+    if encoder.encode(value).count(b":") != text.count(":"):
+        return NEEDS_STRICT
+    return NEEDS_STRICT if _maybe_too_deep(text, reindent) and _depth_exceeds(value) else value
+
+
+def _maybe_too_deep(text: str, reindent: Callable[[str], str]) -> bool:
+    """False when ``text``, which msgspec has decoded, cannot nest deeper than MAX_DEPTH.
+
+    Cheaper than walking the value: msgspec re-indents the text at C speed with one space a
+    level, and no string holds a newline, so a value inside L containers starts a line with
+    L spaces. A container nested too deep is inside MAX_DEPTH others.
+    """
+    if text.count("{") + text.count("[") <= MAX_DEPTH:
+        return False
+    return "\n" + " " * MAX_DEPTH in reindent(text)
+
+
+@functools.cache
+def _msgspec() -> tuple[msgspec.json.Decoder[Any], msgspec.json.Encoder, Callable[[str], str]]:
+    # Imported on first use: where pydantic is not loaded it brings typing machinery (about
+    # 20 ms) to commands that never read JSON.
+    import msgspec
+
+    def reindent(text: str) -> str:
+        return msgspec.json.format(text, indent=1)
+
+    return msgspec.json.Decoder(), msgspec.json.Encoder(), reindent
+
+
+def strict_json(text: str, *, shown: str) -> Any:
+    """parse_json's answer by Python's decoder alone: slower, and it names what it refuses."""
     try:
         value = _JSON.decode(text)
     except json.JSONDecodeError as exc:
