@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import junit_xml
@@ -218,3 +219,12 @@ def test_junit_xml_alone_would_break_or_lose_text() -> None:
 
 def test_empty_run_is_an_empty_valid_report() -> None:
     assert list(parse(RunResult(cases=()))) == []
+
+
+def test_text_beyond_ascii_is_written_as_character_references(mixed: RunResult) -> None:
+    name = "café ☃ 😀"
+    result = replace(mixed, cases=(replace(mixed.cases[0], case_id=name),), problems=())
+    text = render_junit(result)
+    assert text.isascii()
+    assert 'name="caf&#233; &#9731; &#128512;"' in text
+    assert find_case(parse(result), name).get("classname") == "demo.weather"

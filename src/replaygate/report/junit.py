@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import junit_xml
 
@@ -46,15 +46,21 @@ def render_junit(result: RunResult, *, family: JunitFamily = JunitFamily.XUNIT2)
     for count in _COUNTS:
         root.set(count, str(sum(int(suite.get(count, 0)) for suite in root)))
     root.set("time", _seconds(sum(_milliseconds(suite) for suite in root)))
-    return _DECLARATION + ET.tostring(root).decode("ascii") + "\n"
+    # Serialised as text and made ASCII once: tostring's default ASCII writer encodes each of
+    # its tens of thousands of small writes apart, with the same character references.
+    text = ET.tostring(root, encoding="unicode").encode("ascii", "xmlcharrefreplace")
+    return _DECLARATION + text.decode("ascii") + "\n"
 
 
 def _suite_element(suite: Any) -> ET.Element:
     element: ET.Element = suite.build_xml_doc()
     element.attrib.pop("disabled", None)
+    total = 0
     for testcase, case in zip(element.iter("testcase"), suite.test_cases, strict=True):
-        testcase.set("time", _seconds(round(case.elapsed_sec * 1000)))
-    element.set("time", _seconds(sum(_milliseconds(tc) for tc in element.iter("testcase"))))
+        milliseconds = round(case.elapsed_sec * 1000)
+        testcase.set("time", _seconds(milliseconds))
+        total += milliseconds
+    element.set("time", _seconds(total))
     return element
 
 
@@ -67,20 +73,30 @@ def _by_contract(cases: Iterable[CaseResult]) -> list[list[CaseResult]]:
 
 def _suite(cases: list[CaseResult], located: bool) -> Any:
     first = cases[0]
+    # The same for every case of the contract: escaped once, not once per case.
+    shared = _Shared(
+        _safe(classname(first.pack, first.contract)), _safe(first.contract_file), located
+    )
     return junit_xml.TestSuite(
         _safe(f"{first.pack}/{first.contract}"),
-        [_testcase(case, located) for case in cases],
-        file=_safe(first.contract_file),
+        [_testcase(case, shared) for case in cases],
+        file=shared.file,
     )
 
 
-def _testcase(case: CaseResult, located: bool) -> Any:
+class _Shared(NamedTuple):
+    classname: str
+    file: str
+    located: bool
+
+
+def _testcase(case: CaseResult, shared: _Shared) -> Any:
     testcase = junit_xml.TestCase(
         _safe(case.case_id),
-        classname=_safe(classname(case.pack, case.contract)),
+        classname=shared.classname,
         elapsed_sec=case.duration_s,
-        file=_safe(case.contract_file) if located else None,
-        line=case.line if located else None,
+        file=shared.file if shared.located else None,
+        line=case.line if shared.located else None,
         stdout=_assertions(case),
     )
     if case.status is Status.FAILED and case.known:
