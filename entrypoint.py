@@ -64,6 +64,7 @@ def arguments(inputs: ActionInputs) -> list[str]:
         argv = ["run", *inputs.packs]
         argv += ["--shard", inputs.shard] if inputs.shard else []
         argv += ["--scenarios", inputs.scenarios] if inputs.scenarios else []
+        argv += ["--cache", inputs.cache_dir] if inputs.cache_dir else []
     argv += ["--root", inputs.root] if inputs.root else []
     argv += ["--junit", inputs.junit_path, "--json", inputs.json_path]
     argv += ["--junit-family", inputs.junit_family]
@@ -119,13 +120,16 @@ def _guarded(argv: Sequence[str]) -> int:
 def _run_action(log: WorkflowLog) -> int:
     from replaygate.cli import main as cli_main
     from replaygate.github.env import InputError, read_inputs
-    from replaygate.github.workflow import error
+    from replaygate.github.workflow import error, notice
 
     try:
         inputs = read_inputs(os.environ)
     except InputError as problem:
         log.command(error(str(problem), title="replaygate"))
         return problem.exit_code
+    if inputs.cache and not inputs.cache_dir and not inputs.merge:
+        message = "the results cache is not used on a pull request from a fork"
+        log.command(notice(message, title="replaygate"))
     return cli_main(arguments(inputs))
 
 

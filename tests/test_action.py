@@ -130,6 +130,7 @@ def contains(argv: list[str], fragment: list[str]) -> bool:
         ("comment_author", "my-app[bot]", ["--comment-author", "my-app[bot]"]),
         ("check_run_annotations", "5", ["--check-run-annotations", "5"]),
         ("api_deadline_seconds", "2.5", ["--api-deadline", "2.5"]),
+        ("cache", "true", ["--cache", env.CACHE_DIR]),
     ],
 )
 def test_every_input_but_the_token_reaches_the_command_line(
@@ -141,6 +142,16 @@ def test_every_input_but_the_token_reaches_the_command_line(
     changed = arguments(env.read_inputs(environ))
     assert contains(changed, fragment) and not contains(base, fragment)
     assert "--github" in changed and "github_token" not in " ".join(changed)
+
+
+def test_a_forks_pull_request_runs_without_the_cache(tmp_path: Path) -> None:
+    event = tmp_path / "event.json"
+    head = {"sha": "h" * 40, "repo": {"full_name": "fork/repo"}}
+    event.write_text(json.dumps({"pull_request": {"head": head, "base": {"repo": {}}}}))
+    environ = {"INPUT_CACHE": "true", "GITHUB_EVENT_NAME": "pull_request"}
+    environ["GITHUB_EVENT_PATH"] = str(event)
+    argv = load_entrypoint().arguments(env.read_inputs(environ))
+    assert "--cache" not in argv
 
 
 def test_importing_the_entrypoint_loads_nothing_heavy() -> None:

@@ -36,7 +36,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("replaygate.cli",),  # the thin main
 )
 RELATIVE = "<relative>"
-SHARED_COMMAND_MODULES = {"replaygate.commands.options", "replaygate.commands.output"}
+# helpers of commands, not commands: `cached` is the results cache of `run --cache`
+SHARED_COMMAND_MODULES = {
+    "replaygate.commands.options",
+    "replaygate.commands.output",
+    "replaygate.commands.cached",
+}
 
 
 def layer_of(module: str) -> int:

@@ -94,6 +94,15 @@ def test_more_failures_than_github_shows(api_action: Action, github_server: Fake
     assert check["conclusion"] == "failure"
 
 
+def test_a_fork_pull_request_runs_without_the_cache_and_says_so(tmp_path: Path) -> None:
+    action = Action(tmp_path, fork=True)
+    action.copy_packs("weather")
+    step = action.run(cache="true")
+    assert step.code == 0, step.log
+    notices = [n.data for n in step.annotations("notice")]
+    assert notices == ["the results cache is not used on a pull request from a fork"]
+
+
 def test_a_fork_pull_request_gets_warnings_not_a_failed_job(
     tmp_path: Path, github_server: FakeGitHub
 ) -> None:

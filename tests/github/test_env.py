@@ -220,3 +220,36 @@ def test_numbers_are_ascii_digits_only(variable: str, expected: str, value: str)
 @pytest.mark.parametrize(("value", "seconds"), [("3", 3.0), ("2.5", 2.5), ("0.25", 0.25)])
 def test_decimal_seconds_are_accepted(value: str, seconds: float) -> None:
     assert read_inputs({"INPUT_API_DEADLINE_SECONDS": value}).api_deadline_seconds == seconds
+
+
+@pytest.mark.parametrize("name", ["pull_request", "pull_request_target"])
+@pytest.mark.parametrize(
+    ("head", "used"), [("octo/repo", True), ("fork/repo", False), (None, False)]
+)
+def test_the_cache_is_never_used_on_a_forks_pull_request(
+    tmp_path: Path, name: str, head: str | None, used: bool
+) -> None:
+    environ = {
+        "INPUT_CACHE": "true",
+        "GITHUB_EVENT_NAME": name,
+        "GITHUB_EVENT_PATH": write_event(tmp_path, pull_request(head)),
+    }
+    inputs = read_inputs(environ)
+    assert inputs.cache is True
+    assert inputs.cache_dir == (env.CACHE_DIR if used else "")
+
+
+@pytest.mark.parametrize("event", ["push", "merge_group", "workflow_dispatch"])
+def test_the_cache_is_used_when_asked_on_other_events(tmp_path: Path, event: str) -> None:
+    environ = {"GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": write_event(tmp_path, {})}
+    assert read_inputs(environ).cache_dir == ""
+    assert read_inputs({**environ, "INPUT_CACHE": "true"}).cache_dir == env.CACHE_DIR
+
+
+def test_an_unreadable_event_file_of_a_pull_request_disables_the_cache() -> None:
+    environ = {
+        "INPUT_CACHE": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": "/nonexistent",
+    }
+    assert read_inputs(environ).cache_dir == ""

@@ -20,6 +20,7 @@ from replaygate.commands.options import (
     refuse_untrusted_event,
 )
 from replaygate.commands.output import stdout_report
+from replaygate.errors import UsageError
 
 MAX_DEFAULT_JOBS = 8  # more processes than this rarely pay for their start-up
 
@@ -55,6 +56,13 @@ def add_parser(sub: Any) -> None:
         "for runs of 2000+ cases; smaller runs use one)",
     )
     provider_option(parser, required=False)
+    parser.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="reuse the result of every case whose files, settings and replaygate version "
+        "are unchanged since a run that stored it in DIR (a folder outside the repository); "
+        "packs with symbolic links or an NR allowlist, and errored cases, are judged anew",
+    )
     add_report_options(parser)
 
 
@@ -84,6 +92,8 @@ def _main(args: argparse.Namespace) -> int:
     from replaygate.results.shard import parse_shard
 
     stdout_report(args)  # refuses two reports on stdout before any work
+    if args.cache is not None and args.provider != "recorded":
+        raise UsageError("--cache: live runs are never cached; drop --cache or --provider")
     shard = parse_shard(args.shard) if args.shard is not None else None
     loaded = load_named(args)
     select = None
@@ -93,7 +103,15 @@ def _main(args: argparse.Namespace) -> int:
     if args.provider == "recorded":
         source = functools.partial(load_case_input, model=args.model)
         jobs = args.jobs or _default_jobs()
-        result = run_packs(loaded, dict(os.environ), select, jobs=jobs, source=source)
+        if args.cache is None:
+            result = run_packs(loaded, dict(os.environ), select, jobs=jobs, source=source)
+        else:
+            from replaygate.commands.cached import run_cached  # only a cached run needs it
+
+            result = run_cached(
+                args.cache, loaded, dict(os.environ), select, jobs=jobs, source=source,
+                model=args.model,
+            )  # fmt: skip
     else:
         result = _run_live(args, loaded, select)
     meta = dict(result.meta)

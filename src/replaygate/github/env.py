@@ -23,6 +23,9 @@ DEFAULT_AUTHOR = "github-actions[bot]"  # the workflow token's login; GET /user 
 DEFAULT_CHECK_RUN_ANNOTATIONS = 1000  # 20 requests of 50: a rate limit's worth of writes
 DEFAULT_API_DEADLINE = 60.0  # seconds for every request to the API, together
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
+# The runner mounts $RUNNER_TEMP/_github_home at /github/home in a Docker action's container:
+# actions/cache saves and restores it there as ${{ runner.temp }}/_github_home/.cache/replaygate.
+CACHE_DIR = "/github/home/.cache/replaygate"
 _TRUE, _FALSE = ("true", "True", "TRUE"), ("false", "False", "FALSE")
 _SEPARATORS = re.compile(r"[\s,]+")
 _E = TypeVar("_E", bound=StrEnum)
@@ -54,6 +57,8 @@ class ActionInputs:
     scenarios: str = ""  # where ai-tester scenarios live
     check_run_annotations: int = DEFAULT_CHECK_RUN_ANNOTATIONS
     api_deadline_seconds: float = DEFAULT_API_DEADLINE
+    cache: bool = False  # the input: reuse results of unchanged cases (see cache_dir)
+    cache_dir: str = ""  # where, or "" when not at all: not asked, or a fork's pull request
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +183,16 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         api_deadline_seconds=_get_parsed(
             environ, "api_deadline_seconds", seconds, DEFAULT_API_DEADLINE
         ),
+        cache=get_bool(environ, "cache", False),
+        cache_dir=CACHE_DIR if get_bool(environ, "cache", False) and trusts_cache(environ) else "",
     )
+
+
+def trusts_cache(environ: Mapping[str, str]) -> bool:
+    """Whether the run may read the results cache: not on a fork's pull request (either
+    event), whose earlier run could have written the cache it would restore."""
+    event = read_event(environ)
+    return not (event.name in PR_EVENTS and event.fork)
 
 
 def api_token(environ: Mapping[str, str]) -> str:

@@ -85,7 +85,8 @@ def fixture_path(pack: Pack, contract: Contract, case: GoldenCase) -> Path:
     return _fixture_path(pack, case.input_ref, contract.file, case.line)
 
 
-def _recording_name(input_ref: str) -> str:
+def recording_name(input_ref: str) -> str:
+    """The sidecar recording's name within the recordings directory."""
     ref = input_ref.replace("\\", "/")
     return (ref[: -len(".json")] if ref.endswith(".json") else ref) + RECORDING_SUFFIX
 
@@ -93,7 +94,7 @@ def _recording_name(input_ref: str) -> str:
 def recording_path(pack: Pack, input_ref: str) -> tuple[Path, str]:
     """Where the sidecar recording of a fixture lives (whether or not it exists), and how it
     is shown. Raises PackError when the path would leave the recordings directory."""
-    name = _recording_name(input_ref)
+    name = recording_name(input_ref)
     shown = shown_path(os.path.join(pack.recordings_dir, name), pack.root)
     path = files.resolve_inside(
         pack.recordings_dir,
@@ -109,7 +110,7 @@ def recording_path(pack: Pack, input_ref: str) -> tuple[Path, str]:
 
 def _recording(pack: Pack, input_ref: str) -> tuple[Path | None, str]:
     """The sidecar recording's path when one exists, and where it was looked for."""
-    candidate = os.path.join(pack.recordings_dir, _recording_name(input_ref))
+    candidate = os.path.join(pack.recordings_dir, recording_name(input_ref))
     if not os.path.lexists(candidate):
         return None, shown_path(candidate, pack.root)
     return recording_path(pack, input_ref)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 from replaygate.report.escape import terminal_safe, truncate
@@ -44,7 +44,7 @@ def render_text(
             for case in result.cases
             for note in assertion_notes(case)
         ]
-        lines += _skip_lines(result, color) if normal else []
+        lines += _skip_lines(result, color) if normal else _cache_line(result)
     lines.append(_paint(totals_phrase(result), _totals_colour(result), color))
     return "\n".join(lines) + "\n"
 
@@ -53,6 +53,17 @@ def _skip_lines(result: RunResult, color: bool) -> list[str]:
     return [
         _paint(f"{count} skipped: {_safe(reason)}", _YELLOW, color)
         for reason, count in skip_reasons(result)
+    ]
+
+
+def _cache_line(result: RunResult) -> list[str]:
+    """How much of a ``--cache`` run was reused (verbose only: the default output stays put)."""
+    counts = result.meta.get("cache")
+    if not isinstance(counts, Mapping):
+        return []
+    return [
+        f"cache: {counts['hits']} reused, {counts['misses']} judged anew, "
+        f"{counts['uncached']} not cacheable"
     ]
 
 

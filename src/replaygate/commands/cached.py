@@ -1,0 +1,105 @@
+"""`run --cache DIR`: results reused for the cases whose inputs did not change, the rest judged."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from replaygate.engine.runner import CaseKey, Select, Source, run_packs
+from replaygate.errors import UsageError
+from replaygate.loading.contract import GoldenCase
+from replaygate.loading.files import find_repository_root
+from replaygate.loading.pack import Loaded, Pack
+from replaygate.report.files import write_atomic
+from replaygate.results.cache import CACHE_FILE, Store, load_store
+from replaygate.results.cache_keys import Keys, age_window
+from replaygate.results.model import CaseResult, RunResult
+
+Pending = dict[CaseKey, tuple[str, Pack, GoldenCase]]  # a miss: its key, pack and case
+
+
+def refuse_inside_repository(folder: str, loaded: Loaded, cwd: Path) -> None:
+    """A cache is trusted input: one a pull request could commit is refused."""
+    where = Path(os.path.realpath(folder))
+    roots = [Path(os.path.realpath(root)) for root in loaded.roots]
+    repository = find_repository_root(cwd)
+    roots += [repository] if repository is not None else []
+    for root in roots:
+        if where.is_relative_to(root):
+            raise UsageError(
+                f"--cache {folder}: the folder is inside the repository {root}; keep the "
+                "cache outside it (the run trusts it, and a commit could change it)"
+            )
+
+
+def run_cached(
+    folder: str,
+    loaded: Loaded,
+    env: Mapping[str, str],
+    select: Select | None,
+    *,
+    jobs: int,
+    source: Source,
+    model: str | None,
+) -> RunResult:
+    """The run, with the cached results of unchanged cases; the cache file rewritten."""
+    refuse_inside_repository(folder, loaded, Path.cwd())
+    started = time.time()
+    clock = time.perf_counter()
+    store = load_store(folder)
+    hits, pending = _look_up(store, Keys(env, model), loaded, select, started)
+    rest = run_packs(
+        loaded, env, lambda key: key not in hits and (select is None or select(key)), jobs=jobs,
+        source=source,
+    )  # fmt: skip
+    _store(store, pending, rest.cases, started, time.time())
+    if store.changed:
+        write_atomic(Path(folder) / CACHE_FILE, store.dump())
+    cases = tuple(sorted((*rest.cases, *hits.values()), key=lambda case: case.order))
+    counts = {"hits": store.hits, "misses": store.misses, "uncached": len(cases) - len(hits)}
+    counts["uncached"] -= store.misses
+    return dataclasses.replace(
+        rest,
+        cases=cases,
+        duration_s=time.perf_counter() - clock,
+        # a recording's warning once, however many cases share it, in case order
+        warnings=(*loaded.warnings, *dict.fromkeys(n for case in cases for n in case.notes)),
+        meta={**rest.meta, "cache": counts},
+    )
+
+
+def _look_up(
+    store: Store, keys: Keys, loaded: Loaded, select: Select | None, now: float
+) -> tuple[dict[CaseKey, CaseResult], Pending]:
+    """The selected cases' cached results, and the keys of those to judge and store."""
+    hits: dict[CaseKey, CaseResult] = {}
+    pending: Pending = {}
+    order = 0  # as the runner counts: every case, selected or not
+    for pack in loaded.packs:
+        for contract in pack.contracts:
+            for case in contract.golden_cases:
+                name = (pack.pack_id, contract.path, case.id)
+                key = keys.case(pack, contract, case) if select is None or select(name) else None
+                found = store.get(key, now, order=order) if key is not None else None
+                if found is not None:
+                    hits[name] = found
+                elif key is not None:
+                    pending[name] = (key, pack, case)
+                order += 1
+    return hits, pending
+
+
+def _store(
+    store: Store, pending: Pending, cases: tuple[CaseResult, ...], started: float, finished: float
+) -> None:
+    for case in cases:
+        miss = pending.get((case.pack, case.contract, case.case_id))
+        if miss is None:
+            continue
+        key, pack, golden = miss
+        window = age_window(pack, golden, started, finished)
+        if window is not None:
+            store.put(key, case, window)

@@ -1,0 +1,242 @@
+"""What a results-cache key covers: every byte and setting a golden case's result depends on.
+
+A key is a SHA-256 over replaygate's own code and its dependencies' versions, the command
+line's settings (``--model``), the pack's settings and pack.yaml, the contract file, the
+values of the environment variables the contract reads (``equals_env``), the case's fixture
+and its recording (or the recording's absence), each with the path it was read from.
+
+Files are hashed whole on every run; a key from file sizes and modification times (git's
+index, ruff) would save the reads, but a CI checkout gives every file a new time and inode,
+so it would never hit there, and a file rewritten within the clock's resolution would hit
+when it must not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import replaygate
+from replaygate.assertions.assertion import Assertion
+from replaygate.errors import PackError
+from replaygate.loading.allowlist import ALLOWLIST_FILE
+from replaygate.loading.contract import Contract, GoldenCase
+from replaygate.loading.fixtures import recording_name, recording_path
+from replaygate.loading.golden import input_base
+from replaygate.loading.pack import Pack
+from replaygate.loading.recording import parse_recording
+from replaygate.loading.targets import PACK_FILE
+from replaygate.results.cache import CACHE_FORMAT, Window
+
+# The operators that read the environment: the value of each variable they name is keyed.
+ENV_OPERATORS = frozenset({"equals_env"})
+_DEPENDENCIES = ("jsonpath-ng", "jsonschema", "jsonschema-rs", "pydantic", "pyyaml", "regex")
+DAY = 86_400.0
+MARGIN = 1.0  # seconds kept off each end of a window: the warning's clock is not ours
+_ABSENT = b"\x00absent"  # never the bytes of a file: a length-prefixed field comes first
+
+
+class Keys:
+    """The cache keys of the cases of one run; None for a case the cache leaves alone."""
+
+    def __init__(self, env: Mapping[str, str], model: str | None) -> None:
+        self._env = env
+        self._base = _digest([b"run", *_code_identity(), (model or "").encode()])
+        self._packs: dict[int, bytes | None] = {}
+        self._contracts: dict[int, bytes | None] = {}
+
+    def case(self, pack: Pack, contract: Contract, case: GoldenCase) -> str | None:
+        pack_key = self._memo(self._packs, pack, lambda: _pack_key(self._base, pack))
+        if pack_key is None:
+            return None
+        contract_key = self._memo(
+            self._contracts, contract, lambda: _contract_key(pack_key, pack, contract, self._env)
+        )
+        if contract_key is None:
+            return None
+        try:
+            return _case_key(contract_key, pack, contract, case)
+        except (PackError, OSError):  # it errors when judged: judged every time
+            return None
+
+    @staticmethod
+    def _memo(memo: dict[int, bytes | None], item: object, make: Any) -> bytes | None:
+        # by identity: the loaded packs and contracts live as long as the run
+        if id(item) not in memo:
+            memo[id(item)] = make()
+        return memo[id(item)]
+
+
+def _digest(parts: Iterable[bytes]) -> bytes:
+    """One hash of the parts, each length-prefixed so that no two lists of parts collide."""
+    sha = hashlib.sha256()
+    for part in parts:
+        sha.update(len(part).to_bytes(8, "big"))
+        sha.update(part)
+    return sha.digest()
+
+
+def _code_identity() -> list[bytes]:
+    """replaygate's version and code (a development checkout changes without a version
+    bump), Python's, and the versions of the libraries that judge a case."""
+    from importlib import metadata
+
+    package = Path(replaygate.__file__).parent
+    code = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".json") and path.is_file():
+            code.update(path.relative_to(package).as_posix().encode() + b"\x00")
+            code.update(hashlib.sha256(path.read_bytes()).digest())
+    versions = []
+    for name in _DEPENDENCIES:
+        try:
+            versions.append(f"{name}=={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name} absent")
+    return [
+        f"cache format {CACHE_FORMAT}".encode(),
+        replaygate.__version__.encode(),
+        code.digest(),
+        sys.version.encode(),
+        "\n".join(versions).encode(),
+    ]
+
+
+def _pack_key(base: bytes, pack: Pack) -> bytes | None:
+    """The pack's settings and pack.yaml; None when the pack is not cached: it has an NR
+    allowlist (its reasons expire with the date) or a symbolic link among its files."""
+    if pack.allowlist or os.path.lexists(pack.directory / ALLOWLIST_FILE):
+        return None
+    if pack.contracts_dir is None or _has_links(pack):
+        return None
+    settings = (
+        pack.pack_id, pack.shown, pack.root, pack.golden_dir, pack.negative_dir,
+        pack.recordings_dir, pack.contracts_dir, pack.provider, pack.default_model,
+        pack.max_age_days,
+    )  # fmt: skip
+    try:
+        pack_yaml = (pack.directory / PACK_FILE).read_bytes()
+    except OSError:
+        return None
+    return _digest([base, repr(settings).encode(), pack_yaml])
+
+
+def _has_links(pack: Pack) -> bool:
+    """Whether a symbolic link is on the way from the root to the pack's folders or in them:
+    the bytes behind a link can change without any file of the repository changing."""
+    named = {pack.directory, pack.golden_dir, pack.negative_dir, pack.recordings_dir}
+    named.add(pack.contracts_dir or pack.directory)
+    # a folder inside another is walked with it
+    folders = [f for f in named if not any(f != o and f.is_relative_to(o) for o in named)]
+    return any(_linked(pack.root, folder) for folder in folders)
+
+
+def _linked(root: Path, folder: Path) -> bool:
+    if not folder.is_relative_to(root):
+        return True  # outside the repository: not ours to vouch for
+    step = root
+    for part in folder.relative_to(root).parts:
+        step = step / part
+        if step.is_symlink():
+            return True
+    if not folder.is_dir():
+        return False
+    return any(_links_in(folder))
+
+
+def _links_in(folder: Path) -> Iterator[bool]:
+    for entry in os.scandir(folder):
+        yield entry.is_symlink() or (entry.is_dir() and any(_links_in(Path(entry.path))))
+
+
+def _contract_key(
+    pack_key: bytes, pack: Pack, contract: Contract, env: Mapping[str, str]
+) -> bytes | None:
+    """The contract file's bytes and the environment it reads; None when its cases are read
+    with it (an @isdk fixture, a peer tool's files: not keyed here)."""
+    if contract.case_inputs is not None:
+        return None
+    try:
+        text = (pack.root / contract.file).read_bytes()
+    except OSError:
+        return None
+    names = sorted(env_names(contract))
+    values = [f"{n}={env[n]}" if n in env else f"{n} unset" for n in names]
+    parts = [pack_key, contract.path.encode(), contract.file.encode(), text]
+    return _digest([*parts, *(v.encode("utf-8", "surrogatepass") for v in values)])
+
+
+def env_names(contract: Contract) -> set[str]:
+    """The environment variables the contract's checks read, nested ones included (trace
+    assertions read none)."""
+    found: set[str] = set()
+    stack: list[Assertion] = [*contract.output_invariants, *contract.input_invariants]
+    stack += [a for call in contract.expected_calls for a in call.invariants]
+    while stack:
+        for check in stack.pop().checks:
+            if check.operator in ENV_OPERATORS:
+                found.add(check.prepared)
+                found.update([check.surprise.quoted] if check.surprise else [])
+            elif isinstance(check.prepared, tuple):  # a composite's nested assertions
+                stack += [item for item in check.prepared if isinstance(item, Assertion)]
+    return found
+
+
+def age_window(pack: Pack, case: GoldenCase, started: float, finished: float) -> Window | None:
+    """When the result of a case judged between ``started`` and ``finished`` holds: its
+    recording's age warning (loading/fixtures.py) appears past recordings.max_age_days and
+    names the age in days. None: the age changed during the run, or cannot be told."""
+    path, shown = recording_path(pack, case.input_ref)
+    if not os.path.lexists(path):
+        return Window()
+    try:
+        recording = parse_recording(json.loads(path.read_bytes()), shown)
+    except (PackError, OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None  # the case errored, and is not stored anyway
+    if recording.recorded_at is None:
+        return Window()
+    made = recording.recorded_at.timestamp()
+    age = math.floor((started - made) / DAY)
+    if age != math.floor((finished - made) / DAY):
+        return None
+    if age <= pack.max_age_days:
+        return Window(None, made + (pack.max_age_days + 1) * DAY - MARGIN)
+    return Window(made + age * DAY + MARGIN, made + (age + 1) * DAY - MARGIN)
+
+
+def _case_key(contract_key: bytes, pack: Pack, contract: Contract, case: GoldenCase) -> str | None:
+    """None when the case's files cannot be named here: it is judged, and errors, each time."""
+    base, rest = input_base(case.input_ref, pack.golden_dir, pack.negative_dir)
+    fixture = _inside(base, rest)
+    recording = _inside(pack.recordings_dir, recording_name(case.input_ref))
+    if fixture is None or recording is None:
+        return None
+    with open(fixture, "rb") as handle:
+        fixture_bytes = handle.read()
+    recorded = _read_if_any(recording)
+    parts = [contract_key, case.id.encode(), repr(case).encode(), os.fsencode(fixture)]
+    parts += [fixture_bytes, os.fsencode(recording), recorded]
+    return _digest(parts).hex()
+
+
+def _inside(base: Path, relative: str) -> str | None:
+    """``base / relative`` as the run reads it, or None when that leaves ``base`` or enters
+    ``.git``. Lexical: a cached pack has no symbolic link (see _has_links)."""
+    folder = os.path.normpath(base)
+    path = os.path.normpath(os.path.join(folder, relative))
+    inside = path.startswith(folder + os.sep) and not os.path.isabs(relative)
+    return path if inside and ".git" not in path[len(folder) :].split(os.sep) else None
+
+
+def _read_if_any(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return _ABSENT

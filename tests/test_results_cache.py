@@ -1,0 +1,454 @@
+"""`run --cache DIR`: what a key covers, what is never cached, and that results never change."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import fields, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from packbuilder import fixture, make_pack
+from replaygate import cli
+from replaygate.loading.identity import request_identity
+from replaygate.loading.pack import load_pack
+from replaygate.loading.roots import Root
+from replaygate.providers.redact import Redactor
+from replaygate.providers.store import recording_document, write_recording
+from replaygate.results import cache_codec, cache_keys
+from replaygate.results.cache import CACHE_FILE, KEEP_RUNS, Store, Window, load_store
+from replaygate.results.model import CaseResult, Status
+from sample_results import case as sample_case
+from sample_results import failure as sample_failure
+from sample_results import result as sample_result
+
+REPO = Path(__file__).resolve().parent.parent
+CONTRACT = """\
+tool: get_weather
+expected_tool_calls:
+  - name: get_weather
+    argument_invariants:
+      - path: $.city
+        equals_env: CITY
+golden_cases:
+  - id: ok
+    input_ref: ok.json
+    expect_ok: true
+  - id: other
+    input_ref: other.json
+    expect_ok: true
+"""
+RECORDING = {"response": {"success": True, "tool_calls": [{"name": "get_weather",
+             "arguments": {"city": "Bern"}}]}}  # fmt: skip
+TIMES = ("duration_s",)
+
+
+def without_times(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_times(v) for k, v in value.items() if k not in TIMES}
+    if isinstance(value, list):
+        return [without_times(v) for v in value]
+    return value
+
+
+def run(
+    capsys: pytest.CaptureFixture[str], *argv: str, cache: Path | None = None
+) -> tuple[int, str, dict[str, int]]:
+    """Exit code, stdout without the -v case lines' times, and the cache counts."""
+    extra = ["--cache", str(cache), "-v"] if cache is not None else ["-v"]
+    code = cli.main(["run", *argv, *extra])
+    out = capsys.readouterr().out
+    found = re.search(r"^cache: (\d+) reused, (\d+) judged anew, (\d+) not cacheable\n", out, re.M)
+    counts: dict[str, int] = {}
+    if found:
+        counts = dict(zip(("hits", "misses", "uncached"), map(int, found.groups()), strict=True))
+        out = out.replace(found.group(0), "")
+    return code, re.sub(r" in [0-9.]+s$", "", out, flags=re.M), counts
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "repo"
+    fixtures = {"ok.json": fixture(), "other.json": fixture()}
+    pack = make_pack(root, contract=CONTRACT, fixtures=fixtures)
+    (pack / "recordings").mkdir()
+    (pack / "recordings" / "other.recording.json").write_text(json.dumps(RECORDING))
+    monkeypatch.setenv("CITY", "Bern")
+    monkeypatch.chdir(tmp_path)
+    return root
+
+
+def test_a_warm_run_reuses_every_case_and_reports_the_same(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    code, plain, _ = run_plain(capsys, repo)
+    cold = run(capsys, str(repo / "packs"), cache=cache)
+    warm = run(capsys, str(repo / "packs"), cache=cache)
+    assert cold[2] == {"hits": 0, "misses": 2, "uncached": 0}
+    assert warm[2] == {"hits": 2, "misses": 0, "uncached": 0}
+    assert code == cold[0] == warm[0] == 0
+    assert plain == cold[1] == warm[1]
+
+
+def run_plain(capsys: pytest.CaptureFixture[str], repo: Path) -> tuple[int, str, None]:
+    code = cli.main(["run", str(repo / "packs"), "-v"])
+    out = re.sub(r" in [0-9.]+s$", "", capsys.readouterr()[0], flags=re.M)
+    return code, out, None
+
+
+def flip_file(relative: str) -> Callable[[Path], None]:
+    def flip(root: Path) -> None:
+        path = root / "packs" / "p" / relative
+        path.write_bytes(path.read_bytes() + b" ")
+
+    return flip
+
+
+def remove_recording(root: Path) -> None:
+    (root / "packs/p/recordings/other.recording.json").unlink()
+
+
+def add_recording(root: Path) -> None:
+    (root / "packs/p/recordings/ok.recording.json").write_text(json.dumps(RECORDING))
+
+
+# each changes one input of the case "other" (or of both): a run after it must judge them again
+CHANGES: dict[str, tuple[Callable[[Path], None], int]] = {
+    "pack.yaml": (flip_file("pack.yaml"), 2),
+    "contract": (flip_file("contracts/c.yaml"), 2),
+    "fixture": (flip_file("golden/other.json"), 1),
+    "recording": (flip_file("recordings/other.recording.json"), 1),
+    "recording removed": (remove_recording, 1),
+    "recording added": (add_recording, 1),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_changed_byte_in_any_input_is_a_miss(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: str
+) -> None:
+    cache = tmp_path / "cache"
+    run(capsys, str(repo / "packs"), cache=cache)
+    alter, judged = CHANGES[change]
+    alter(repo)
+    expected = run_plain(capsys, repo)
+    code, shown, counts = run(capsys, str(repo / "packs"), cache=cache)
+    assert counts == {"hits": 2 - judged, "misses": judged, "uncached": 0}
+    assert (code, shown) == expected[:2]
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"env": ("CITY", "Zurich")},
+        {"env": ("CITY", None)},
+        {"argv": ["--model", "gpt-4o"]},
+        {"argv": ["--root", "repo/packs"]},
+        {"version": "9.9.9"},
+    ],
+    ids=["env changed", "env unset", "--model", "--root", "version"],
+)
+def test_a_changed_setting_is_a_miss(
+    repo: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    setting: dict[str, Any],
+) -> None:
+    cache = tmp_path / "cache"
+    run(capsys, str(repo / "packs"), cache=cache)
+    if "env" in setting:
+        name, value = setting["env"]
+        if value is None:
+            monkeypatch.delenv(name)
+        else:
+            monkeypatch.setenv(name, value)
+    if "version" in setting:
+        monkeypatch.setattr("replaygate.__version__", setting["version"])
+    argv = setting.get("argv", [])
+    counts = run(capsys, *argv, str(repo / "packs"), cache=cache)[2]
+    # an unset variable makes both cases errors: judged, and never stored
+    assert counts["hits"] == 0
+    assert run(capsys, *argv, str(repo / "packs"), cache=cache)[2]["hits"] == (
+        0 if setting.get("env", ("", ""))[1] is None else 2
+    )
+
+
+def test_env_names_are_found_in_nested_assertions() -> None:
+    from replaygate.loading.pack import load_contract
+
+    contracts = REPO / "tests/cases/composites/packs"
+    found = set()
+    for path in contracts.rglob("*.yaml"):
+        if path.parent.name == "contracts":
+            pack = path.parent.parent
+            found |= cache_keys.env_names(load_contract(path, pack, contracts.parent))
+    text = " ".join(p.read_text() for p in contracts.rglob("*.yaml"))
+    assert found == set(re.findall(r"equals_env: ([A-Z_]+)", text))
+
+
+CORRUPT = {
+    "not json": "{",
+    "truncated": None,
+    "wrong format": json.dumps({"cache_format": 0, "generation": 1, "entries": {}}),
+    "extra top key": None,
+    "entries a list": json.dumps({"cache_format": 1, "generation": 1, "entries": []}),
+    "extra key in a result": None,
+    "a missing key": None,
+    "a wrong type": None,
+    "an unknown status": None,
+    "a bad window": None,
+    "a bad key": None,
+}
+
+
+def corrupt(text: str, how: str) -> str:
+    if CORRUPT[how] is not None:
+        return str(CORRUPT[how])
+    if how == "truncated":
+        return text[: len(text) // 2]
+    data = json.loads(text)
+    if how == "extra top key":
+        data["more"] = 1
+        return json.dumps(data)
+    if how == "a bad key":
+        data["entries"] = {k.upper(): v for k, v in data["entries"].items()}
+        return json.dumps(data)
+    for entry in data["entries"].values():
+        result = entry["result"]
+        if how == "extra key in a result":
+            result["extra"] = 1
+        elif how == "a missing key":
+            del result["case_id"]
+        elif how == "a wrong type":
+            result["line"] = str(result["line"])
+        elif how == "an unknown status":
+            result["status"] = "passed!"
+        else:
+            entry["end"] = "tomorrow"
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize("how", CORRUPT)
+def test_an_entry_that_does_not_decode_exactly_is_ignored_and_rewritten(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    cache = tmp_path / "cache"
+    expected = run(capsys, str(repo / "packs"), cache=cache)[:2]
+    file = cache / CACHE_FILE
+    file.write_text(corrupt(file.read_text(), how))
+    code, shown, counts = run(capsys, str(repo / "packs"), cache=cache)
+    assert (code, shown) == expected
+    assert counts["hits"] == 0
+    assert run(capsys, str(repo / "packs"), cache=cache)[2]["hits"] == 2
+
+
+def test_a_cache_inside_the_repository_is_refused(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = cli.main(["run", str(repo / "packs"), "--cache", str(repo / "build" / "cache")])
+    err = capsys.readouterr().err
+    assert code == 4
+    assert "inside the repository" in err and "Traceback" not in err
+    assert not (repo / "build").exists()
+
+
+def test_a_live_run_is_never_cached(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.main(["run", str(repo / "packs"), "--cache", "x", "--provider", "openai"])
+    assert code == 4
+    assert "live runs are never cached" in capsys.readouterr().err
+
+
+def link_fixture(root: Path) -> None:
+    golden = root / "packs/p/golden"
+    (golden / "elsewhere.json").write_text((golden / "ok.json").read_text())
+    (golden / "ok.json").unlink()
+    (golden / "ok.json").symlink_to("elsewhere.json")
+
+
+def link_pack_folder(root: Path) -> None:
+    shutil.move(root / "packs/p/golden", root / "real-golden")
+    (root / "packs/p/golden").symlink_to(root / "real-golden")
+
+
+def add_allowlist(root: Path) -> None:
+    entry = {"contract": "c.yaml", "reason": "flaky", "expires": "2999-01-01"}
+    (root / "packs/p/nr-allowlist.json").write_text(json.dumps({"entries": [entry]}))
+
+
+@pytest.mark.posix  # symbolic links
+@pytest.mark.parametrize("setup", [link_fixture, link_pack_folder, add_allowlist])
+def test_packs_with_links_or_an_allowlist_are_never_cached(
+    repo: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    setup: Callable[[Path], None],
+) -> None:
+    setup(repo)
+    cache = tmp_path / "cache"
+    expected = run_plain(capsys, repo)[:2]
+    for _ in range(2):
+        code, shown, counts = run(capsys, str(repo / "packs"), cache=cache)
+        assert counts == {"hits": 0, "misses": 0, "uncached": 2}
+        assert (code, shown) == expected
+
+
+def test_errored_cases_are_judged_every_time(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "packs/p/golden/other.json").write_text("{")
+    cache = tmp_path / "cache"
+    run(capsys, str(repo / "packs"), cache=cache)
+    code, shown, counts = run(capsys, str(repo / "packs"), cache=cache)
+    assert code == 1 and "error" in shown
+    assert counts == {"hits": 1, "misses": 1, "uncached": 0}
+
+
+def test_shards_share_a_cache(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    first = [run(capsys, "--shard", f"{k}/2", str(repo / "packs"), cache=cache) for k in (1, 2)]
+    again = [run(capsys, "--shard", f"{k}/2", str(repo / "packs"), cache=cache) for k in (1, 2)]
+    assert [r[2]["misses"] for r in first] == [1, 1]
+    assert [r[2]["hits"] for r in again] == [1, 1]
+    assert [r[:2] for r in first] == [r[:2] for r in again]
+
+
+def snapshot(args: list[str], out: Path) -> tuple[int, Any, str]:
+    code = cli.main(["run", *args, "--json", str(out / "r.json"), "--junit", str(out / "j.xml")])
+    # a time of 0 puts the attribute elsewhere: canonical XML orders attributes
+    text = re.sub(r'time="[0-9.]+"', "", (out / "j.xml").read_text()).split("\n", 1)[1]
+    junit = ET.canonicalize(text)
+    return code, without_times(json.loads((out / "r.json").read_text())), junit
+
+
+SHIPPED = ["packs", *sorted(str(p.relative_to(REPO)) for p in REPO.glob("tests/cases/*/packs"))]
+
+
+@pytest.mark.parametrize("packs", SHIPPED)
+def test_shipped_packs_report_the_same_cold_and_warm(
+    packs: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    args = ["--root", str(Path(packs).parent), packs]
+    plain = snapshot(args, tmp_path)
+    cache = ["--cache", str(tmp_path / "cache")]
+    cold, warm = snapshot([*args, *cache], tmp_path), snapshot([*args, *cache], tmp_path)
+    assert plain == cold == warm
+
+
+def test_a_results_entry_decodes_to_the_result_it_encodes() -> None:
+    spec = {f.name for f in fields(CaseResult)} - cache_codec.RUN_FIELDS
+    assert set(cache_codec._CASE) == spec  # a new result field must be cached too
+    for case in sample_result().cases:
+        data = json.loads(json.dumps(cache_codec.encode(case)))
+        assert cache_codec.decode(data, order=case.order, duration_s=case.duration_s) == case
+
+
+def test_a_result_json_cannot_hold_exactly_is_not_stored() -> None:
+    failed = (sample_failure(),)
+    case = sample_case("x", Status.FAILED, classification="schema_violation", failures=failed)
+    store = Store()
+    failure = replace(case.failures[0], expected=("a", "tuple"))
+    assert not store.put("a" * 64, replace(case, failures=(failure,)), Window())
+    assert not store.put("b" * 64, replace(case, status=Status.ERROR), Window())
+    assert store.put("c" * 64, case, Window())
+
+
+def test_entries_unused_for_a_while_are_dropped(tmp_path: Path) -> None:
+    case = sample_case("x")
+    store = Store()
+    store.put("a" * 64, case, Window())
+    text = store.dump()
+    for _ in range(KEEP_RUNS - 1):  # the run that wrote it is one of the KEEP_RUNS
+        (tmp_path / CACHE_FILE).write_text(text)
+        text = load_store(str(tmp_path)).dump()
+    assert "a" * 64 in text
+    (tmp_path / CACHE_FILE).write_text(text)
+    assert "a" * 64 not in load_store(str(tmp_path)).dump()
+
+
+DAY = cache_keys.DAY
+
+
+def write_dated_recording(pack: Path, when: datetime) -> None:
+    request = fixture()["request"]
+    document = recording_document(
+        identity=request_identity(request, "gpt-4o-mini"),
+        provider="openai",
+        model="gpt-4o-mini",
+        response=RECORDING["response"],
+        status=200,
+        body={},
+        now=when,
+    )
+    write_recording(pack / "recordings/other.recording.json", document, Redactor.build({}))
+
+
+@pytest.mark.parametrize(
+    ("age", "window"),
+    [
+        (0.5, (None, 91 * DAY - 1)),  # no warning until the age passes 90 days
+        (95.5, (95 * DAY + 1, 96 * DAY - 1)),  # "recorded 95 days ago": that day only
+    ],
+)
+def test_a_recordings_age_bounds_when_its_result_holds(
+    repo: Path, age: float, window: tuple[float | None, float]
+) -> None:
+    made = datetime(2026, 1, 1, tzinfo=UTC)
+    write_dated_recording(repo / "packs/p", made)
+    pack, _, _ = load_pack(repo / "packs/p/pack.yaml", Root(repo, "test"), made)
+    assert pack is not None
+    case = pack.contracts[0].golden_cases[1]
+    now = made.timestamp() + age * DAY
+    found = cache_keys.age_window(pack, case, now, now)
+    start, end = window
+    expected_start = None if start is None else made.timestamp() + start
+    assert found == Window(expected_start, made.timestamp() + end)
+    # the age changed during the run: not stored
+    later = made.timestamp() + 91.1 * DAY
+    assert cache_keys.age_window(pack, case, made.timestamp() + 90.9 * DAY, later) is None
+
+
+def test_an_old_recordings_warning_is_reused_the_same_day(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_dated_recording(repo / "packs/p", datetime.now(UTC) - timedelta(days=95, hours=1))
+    expected = run_plain(capsys, repo)[:2]
+    assert "recorded 95 days ago" in expected[1]
+    cache = tmp_path / "cache"
+    run(capsys, str(repo / "packs"), cache=cache)
+    code, shown, counts = run(capsys, str(repo / "packs"), cache=cache)
+    assert (code, shown) == expected and counts["hits"] == 2
+
+
+def test_a_symlinked_root_above_the_repository_still_caches(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if not hasattr(os, "symlink"):
+        pytest.skip("no symbolic links")
+    (tmp_path / "via").symlink_to(repo)
+    cache = tmp_path / "cache"
+    run(capsys, str(tmp_path / "via" / "packs"), cache=cache)
+    assert run(capsys, str(tmp_path / "via" / "packs"), cache=cache)[2]["hits"] == 2
+
+
+def test_a_run_that_reuses_every_entry_leaves_the_file_alone(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    run(capsys, str(repo / "packs"), cache=cache)
+    written = (cache / CACHE_FILE).read_text()
+    run(capsys, str(repo / "packs"), cache=cache)
+    assert (cache / CACHE_FILE).read_text() == written
+    run(capsys, f"{repo}/packs/p/contracts/c.yaml::ok", cache=cache)  # "other" goes unused
+    assert json.loads((cache / CACHE_FILE).read_text())["generation"] == 2
