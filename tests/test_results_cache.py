@@ -261,6 +261,16 @@ def test_a_cache_inside_the_repository_is_refused(
     assert not (repo / "build").exists()
 
 
+def test_a_cache_in_the_git_repository_but_outside_root_is_refused(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["run", "--root", str(repo / "packs"), str(repo / "packs")]
+    assert cli.main([*argv, "--cache", str(repo / "cache")]) == 4
+    assert cli.main([*argv, "--cache", ""]) == 4
+    err = capsys.readouterr().err
+    assert "inside the repository" in err and "give a folder" in err
+
+
 def test_a_live_run_is_never_cached(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = cli.main(["run", str(repo / "packs"), "--cache", "x", "--provider", "openai"])
     assert code == 4
@@ -452,3 +462,20 @@ def test_a_run_that_reuses_every_entry_leaves_the_file_alone(
     assert (cache / CACHE_FILE).read_text() == written
     run(capsys, f"{repo}/packs/p/contracts/c.yaml::ok", cache=cache)  # "other" goes unused
     assert json.loads((cache / CACHE_FILE).read_text())["generation"] == 2
+
+
+def test_every_operator_that_reads_the_environment_is_keyed() -> None:
+    import dis
+
+    from replaygate.assertions.operators import OPERATORS
+
+    def reads_env(check: Any) -> bool:
+        code = getattr(check, "__code__", None)
+        return code is not None and any(
+            i.opname.startswith("LOAD_FAST") and i.argval == "env"
+            for i in dis.get_instructions(code)
+        )
+
+    # a composite hands env to its nested assertions, which the key walks into
+    readers = {op.name for op in OPERATORS.values() if not op.nested and reads_env(op.check)}
+    assert readers == cache_keys.ENV_OPERATORS

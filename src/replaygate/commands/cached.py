@@ -23,10 +23,13 @@ Pending = dict[CaseKey, tuple[str, Pack, GoldenCase]]  # a miss: its key, pack a
 
 def refuse_inside_repository(folder: str, loaded: Loaded, cwd: Path) -> None:
     """A cache is trusted input: one a pull request could commit is refused."""
+    if not folder:
+        raise UsageError("--cache: give a folder outside the repository")
     where = Path(os.path.realpath(folder))
     roots = [Path(os.path.realpath(root)) for root in loaded.roots]
-    repository = find_repository_root(cwd)
-    roots += [repository] if repository is not None else []
+    # the git repositories too: --root may name a folder inside one
+    found = [find_repository_root(start) for start in (cwd, *(p.directory for p in loaded.packs))]
+    roots += [repository for repository in found if repository is not None]
     for root in roots:
         if where.is_relative_to(root):
             raise UsageError(
@@ -45,7 +48,8 @@ def run_cached(
     source: Source,
     model: str | None,
 ) -> RunResult:
-    """The run, with the cached results of unchanged cases; the cache file rewritten."""
+    """The run, with the cached results of unchanged cases; the cache file rewritten when
+    that changes it."""
     refuse_inside_repository(folder, loaded, Path.cwd())
     started = time.time()
     clock = time.perf_counter()
