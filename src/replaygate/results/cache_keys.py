@@ -18,7 +18,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,6 @@ ENV_OPERATORS = frozenset({"equals_env"})
 _DEPENDENCIES = ("jsonpath-ng", "jsonschema", "jsonschema-rs", "pydantic", "pyyaml", "regex")
 DAY = 86_400.0
 MARGIN = 1.0  # seconds kept off each end of a window: the warning's clock is not ours
-_ABSENT = b"\x00absent"  # never the bytes of a file: a length-prefixed field comes first
 
 
 class Keys:
@@ -113,17 +112,17 @@ def _pack_key(base: bytes, pack: Pack) -> bytes | None:
     allowlist (its reasons expire with the date) or a symbolic link among its files."""
     if pack.allowlist or os.path.lexists(pack.directory / ALLOWLIST_FILE):
         return None
-    if pack.contracts_dir is None or _has_links(pack):
+    try:
+        if pack.contracts_dir is None or _has_links(pack):  # None: a peer tool's files
+            return None
+        pack_yaml = (pack.directory / PACK_FILE).read_bytes()
+    except OSError:  # a folder that cannot be listed: not ours to vouch for
         return None
     settings = (
         pack.pack_id, pack.shown, pack.root, pack.golden_dir, pack.negative_dir,
         pack.recordings_dir, pack.contracts_dir, pack.provider, pack.default_model,
         pack.max_age_days,
     )  # fmt: skip
-    try:
-        pack_yaml = (pack.directory / PACK_FILE).read_bytes()
-    except OSError:
-        return None
     return _digest([base, repr(settings).encode(), pack_yaml])
 
 
@@ -145,14 +144,12 @@ def _linked(root: Path, folder: Path) -> bool:
         step = step / part
         if step.is_symlink():
             return True
-    if not folder.is_dir():
-        return False
-    return any(_links_in(folder))
+    return folder.is_dir() and _links_in(os.fspath(folder))
 
 
-def _links_in(folder: Path) -> Iterator[bool]:
-    for entry in os.scandir(folder):
-        yield entry.is_symlink() or (entry.is_dir() and any(_links_in(Path(entry.path))))
+def _links_in(folder: str) -> bool:
+    with os.scandir(folder) as entries:
+        return any(e.is_symlink() or (e.is_dir() and _links_in(e.path)) for e in entries)
 
 
 def _contract_key(
@@ -221,7 +218,8 @@ def _case_key(contract_key: bytes, pack: Pack, contract: Contract, case: GoldenC
         fixture_bytes = handle.read()
     recorded = _read_if_any(recording)
     parts = [contract_key, case.id.encode(), repr(case).encode(), os.fsencode(fixture)]
-    parts += [fixture_bytes, os.fsencode(recording), recorded]
+    parts += [fixture_bytes, os.fsencode(recording)]
+    parts += [b"no recording"] if recorded is None else [b"recording", recorded]
     return _digest(parts).hex()
 
 
@@ -234,9 +232,9 @@ def _inside(base: Path, relative: str) -> str | None:
     return path if inside and ".git" not in path[len(folder) :].split(os.sep) else None
 
 
-def _read_if_any(path: str) -> bytes:
+def _read_if_any(path: str) -> bytes | None:
     try:
         with open(path, "rb") as handle:
             return handle.read()
     except FileNotFoundError:
-        return _ABSENT
+        return None
