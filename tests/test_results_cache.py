@@ -198,9 +198,10 @@ def test_env_names_are_found_in_nested_assertions() -> None:
 CORRUPT = {
     "not json": "{",
     "truncated": None,
-    "wrong format": json.dumps({"cache_format": 0, "generation": 1, "entries": {}}),
+    "wrong format": None,
     "extra top key": None,
-    "entries a list": json.dumps({"cache_format": 1, "generation": 1, "entries": []}),
+    "entries a list": None,
+    "other code": None,
     "extra key in a result": None,
     "a missing key": None,
     "a wrong type": None,
@@ -216,8 +217,11 @@ def corrupt(text: str, how: str) -> str:
     if how == "truncated":
         return text[: len(text) // 2]
     data = json.loads(text)
-    if how == "extra top key":
-        data["more"] = 1
+    if how in ("extra top key", "wrong format", "entries a list", "other code"):
+        changed = {"extra top key": ("more", 1), "wrong format": ("cache_format", 0)}
+        changed |= {"entries a list": ("entries", []), "other code": ("identity", "0" * 64)}
+        key, value = changed[how]
+        data[key] = value
         return json.dumps(data)
     if how == "a bad key":
         data["entries"] = {k.upper(): v for k, v in data["entries"].items()}
@@ -381,10 +385,10 @@ def test_entries_unused_for_a_while_are_dropped(tmp_path: Path) -> None:
     text = store.dump()
     for _ in range(KEEP_RUNS - 1):  # the run that wrote it is one of the KEEP_RUNS
         (tmp_path / CACHE_FILE).write_text(text)
-        text = load_store(str(tmp_path)).dump()
+        text = load_store(str(tmp_path), "").dump()
     assert "a" * 64 in text
     (tmp_path / CACHE_FILE).write_text(text)
-    assert "a" * 64 not in load_store(str(tmp_path)).dump()
+    assert "a" * 64 not in load_store(str(tmp_path), "").dump()
 
 
 DAY = cache_keys.DAY

@@ -15,7 +15,7 @@ from replaygate.loading.files import find_repository_root
 from replaygate.loading.pack import Loaded, Pack
 from replaygate.report.files import write_atomic
 from replaygate.results.cache import CACHE_FILE, Store, load_store
-from replaygate.results.cache_keys import Keys, age_window
+from replaygate.results.cache_keys import Keys, age_window, code_identity
 from replaygate.results.model import CaseResult, RunResult
 
 Pending = dict[CaseKey, tuple[str, Pack, GoldenCase]]  # a miss: its key, pack and case
@@ -53,8 +53,9 @@ def run_cached(
     refuse_inside_repository(folder, loaded, Path.cwd())
     started = time.time()
     clock = time.perf_counter()
-    store = load_store(folder)
-    hits, pending = _look_up(store, Keys(env, model), loaded, select, started)
+    identity = code_identity()
+    store = load_store(folder, identity)
+    hits, pending = _look_up(store, Keys(env, model, identity), loaded, select, started)
     rest = run_packs(
         loaded, env, lambda key: key not in hits and (select is None or select(key)), jobs=jobs,
         source=source,

@@ -41,6 +41,9 @@ class Window:
 class Store:
     """The entries of one cache file, by key; what this run used or added is kept."""
 
+    # replaygate's code and judging libraries (cache_keys.code_identity): every key covers
+    # it, so a file written by other code holds nothing this run could use
+    identity: str = ""
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     generation: int = 0
     hits: int = 0
@@ -102,7 +105,12 @@ class Store:
                 kept[key] = {**entry, "generation": generation}
             elif entry.get("generation", 0) > generation - KEEP_RUNS:
                 kept[key] = entry
-        body = {"cache_format": CACHE_FORMAT, "generation": generation, "entries": kept}
+        body = {
+            "cache_format": CACHE_FORMAT,
+            "identity": self.identity,
+            "generation": generation,
+            "entries": kept,
+        }
         return json.dumps(body, allow_nan=False, separators=(",", ":"))
 
 
@@ -120,27 +128,28 @@ def _window(entry: Mapping[str, Any]) -> Window:
     return Window(start, end)
 
 
-def load_store(folder: str) -> Store:
-    """The cache in ``folder``: empty when it has no file, or one that is not a cache file."""
+def load_store(folder: str, identity: str) -> Store:
+    """The cache in ``folder``: empty when it has no file, one that is not a cache file, or
+    one written by other code (``identity``): its entries would only weigh on every run."""
     try:
         with open(os.path.join(folder, CACHE_FILE), encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError, RecursionError):
-        return Store()
-    if not _is_cache_file(data):
-        return Store()
+        return Store(identity)
+    if not _is_cache_file(data) or data["identity"] != identity:
+        return Store(identity)
     entries = {
         key: entry
         for key, entry in data["entries"].items()
         if _KEY_CHARS.issuperset(key) and len(key) == 64 and _is_entry(entry)
     }
-    return Store(entries, data["generation"])
+    return Store(identity, entries, data["generation"])
 
 
 def _is_cache_file(data: Any) -> bool:
     return (
         type(data) is dict
-        and data.keys() == {"cache_format", "generation", "entries"}
+        and data.keys() == {"cache_format", "identity", "generation", "entries"}
         and data["cache_format"] == CACHE_FORMAT
         and type(data["generation"]) is int
         and type(data["entries"]) is dict

@@ -44,9 +44,9 @@ MARGIN = 1.0  # seconds kept off each end of a window: the warning's clock is no
 class Keys:
     """The cache keys of the cases of one run; None for a case the cache leaves alone."""
 
-    def __init__(self, env: Mapping[str, str], model: str | None) -> None:
+    def __init__(self, env: Mapping[str, str], model: str | None, identity: str) -> None:
         self._env = env
-        self._base = _digest([b"run", *_code_identity(), (model or "").encode()])
+        self._base = _digest([b"run", identity.encode(), (model or "").encode()])
         self._packs: dict[int, bytes | None] = {}
         self._contracts: dict[int, bytes | None] = {}
 
@@ -81,9 +81,9 @@ def _digest(parts: Iterable[bytes]) -> bytes:
     return sha.digest()
 
 
-def _code_identity() -> list[bytes]:
-    """replaygate's version and code (a development checkout changes without a version
-    bump), Python's, and the versions of the libraries that judge a case."""
+def code_identity() -> str:
+    """A digest of replaygate's version and code (a development checkout changes without a
+    version bump), Python's, and the versions of the libraries that judge a case."""
     from importlib import metadata
 
     package = Path(replaygate.__file__).parent
@@ -98,13 +98,8 @@ def _code_identity() -> list[bytes]:
             versions.append(f"{name}=={metadata.version(name)}")
         except metadata.PackageNotFoundError:
             versions.append(f"{name} absent")
-    return [
-        f"cache format {CACHE_FORMAT}".encode(),
-        replaygate.__version__.encode(),
-        code.digest(),
-        sys.version.encode(),
-        "\n".join(versions).encode(),
-    ]
+    parts = [f"cache format {CACHE_FORMAT}", replaygate.__version__, code.hexdigest()]
+    return _digest(p.encode() for p in [*parts, sys.version, *versions]).hex()
 
 
 def _pack_key(base: bytes, pack: Pack) -> bytes | None:
