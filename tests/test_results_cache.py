@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -445,11 +444,10 @@ def test_an_old_recordings_warning_is_reused_the_same_day(
     assert (code, shown) == expected and counts["hits"] == 2
 
 
+@pytest.mark.posix  # symbolic links
 def test_a_symlinked_root_above_the_repository_still_caches(
     repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if not hasattr(os, "symlink"):
-        pytest.skip("no symbolic links")
     (tmp_path / "via").symlink_to(repo)
     cache = tmp_path / "cache"
     run(capsys, str(tmp_path / "via" / "packs"), cache=cache)
