@@ -36,7 +36,10 @@ from replaygate.results.cache import CACHE_FORMAT, Window
 
 # The operators that read the environment: the value of each variable they name is keyed.
 ENV_OPERATORS = frozenset({"equals_env"})
-_DEPENDENCIES = ("jsonpath-ng", "jsonschema", "jsonschema-rs", "pydantic", "pyyaml", "regex")
+_DEPENDENCIES = (
+    "jsonpath-ng", "jsonschema", "jsonschema-rs", "msgspec", "pydantic", "pyyaml",
+    "referencing", "regex",
+)  # fmt: skip
 DAY = 86_400.0
 MARGIN = 1.0  # seconds kept off each end of a window: the warning's clock is not ours
 
