@@ -359,3 +359,37 @@ def test_merge_fills_a_list_left_empty(tmp_path: Path) -> None:
     text = contract.read_text(encoding="utf-8")
     assert "expected_tool_calls:   # to do\n  - name: search\n" in text
     assert [c["status"] for c in run_packs(root, tmp_path)["cases"]] == ["passed"] * 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "?0",
+        "?",
+        "a,b",
+        "[x]",
+        "{x}",
+        "#x",
+        "yes",
+        "0o17",
+        "",
+        "x:y",
+        "a: b",
+        "- a",
+        "&a",
+        "*a",
+        "!t",
+        "=",
+        "? a",
+        "a #b",
+        "x:",
+        " a",
+        "a ",
+    ],
+)
+def test_a_written_value_reads_back_the_same_in_a_flow_list_and_as_a_key(text: str) -> None:
+    from replaygate.inference.write import dump, value_node
+    from replaygate.loading.yaml_reader import parse_yaml
+
+    doc = value_node({"v": [text], text: {text: text}})
+    assert parse_yaml(dump(doc), shown="c.yaml") == {"v": [text], text: {text: text}}

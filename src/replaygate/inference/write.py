@@ -57,7 +57,7 @@ def value_node(value: Any) -> Any:
     if isinstance(value, float):
         return _Float(value)
     if isinstance(value, Mapping):
-        return _flow(CommentedMap((key, value_node(item)) for key, item in value.items()))
+        return _flow(CommentedMap((value_node(k), value_node(item)) for k, item in value.items()))
     if isinstance(value, list):
         return _flow(CommentedSeq(value_node(item) for item in value))
     return value

@@ -237,12 +237,13 @@ def parse_yaml(text: str, *, shown: str) -> Any:
 
 
 def reads_as_text(text: str) -> bool:
-    """Whether ``text`` written as a plain (unquoted) scalar reads back as that same text."""
+    """Whether ``text`` written as a plain (unquoted) scalar reads back as that same text,
+    alone and inside a flow list, where ``,``, ``[``, ``]`` and a leading ``?`` mean more."""
     try:
-        value = parse_yaml(text, shown="")
+        alone, listed = parse_yaml(text, shown=""), parse_yaml(f"[{text}]", shown="")
     except PackError:
         return False
-    return isinstance(value, str) and value == text
+    return isinstance(alone, str) and alone == text and listed == [text]
 
 
 def _yaml_problem(exc: yaml.YAMLError, text: str, shown: str) -> PackError:
