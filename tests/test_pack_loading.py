@@ -75,6 +75,14 @@ def test_a_good_pack_loads(tmp_path: Path) -> None:
             "packs/p/contracts/c.yaml:7: a key is read as null by YAML",
         ),
         (
+            CONTRACT.replace("equals: Bern", "equals: Bern\n        1: 1"),
+            "packs/p/contracts/c.yaml:7: keys must be strings, got the number 1; quote it",
+        ),
+        (
+            CONTRACT.replace("equals: Bern", "equals: Bern\n        on: 1"),
+            "packs/p/contracts/c.yaml:7: a key is read as true by YAML",
+        ),
+        (
             CONTRACT.replace("    expect_ok: true", "    expect_ok: true\n    3.5: 1"),
             "packs/p/contracts/c.yaml:11: keys must be strings, got the number 3.5; quote it",
         ),

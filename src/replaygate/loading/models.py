@@ -420,15 +420,16 @@ def _as_key_error(error: Any, data: Any) -> Any:
 
     Pydantic writes such a key as text (``'None'``, ``'3.5'``), which is no key of the
     input, and for a ``dict[str, ...]`` adds ``'[key]'`` and calls it a ``string_type``:
-    the location would stop at the mapping, and the message get the mapping's line.
+    the location would stop at the mapping, and the message get the mapping's line. (An
+    integer key, and a boolean one, it keeps as the number: ``1`` for ``true``.)
     """
     loc: Loc = tuple(error["loc"])
     key = error["input"]
     if error["type"] == "invalid_key":
         return {**error, "loc": (*loc[:-1], key)}
-    if len(loc) >= 2 and loc[-1] == "[key]":
+    if len(loc) >= 2 and loc[-1] == "[key]" and not isinstance(key, str):
         mapping = _node_at(data, loc[:-2])
-        if isinstance(mapping, dict) and loc[-2] not in mapping and _has_key(mapping, key):
+        if isinstance(mapping, dict) and _has_key(mapping, key):
             return {**error, "type": "invalid_key", "loc": (*loc[:-2], key)}
     return error
 
