@@ -461,3 +461,27 @@ def test_an_openai_image_part_is_refused_for_anthropic(providers: Start) -> None
         "write an Anthropic image block instead"
     )
     assert server.seen == []
+
+
+@pytest.mark.parametrize("written", ['{"city": NaN}', '{"n": Infinity}', '{"n": -1e999}'])
+def test_arguments_that_are_not_json_are_kept_as_sent(providers: Start, written: str) -> None:
+    # As a recording's are: NaN and Infinity would pass a maximum or a type check unchecked.
+    server = providers("openai")
+    body = server._default(REQUEST).body
+    body["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = written
+    server.script.append(Reply(200, body))
+    assert call(server).response["tool_calls"][0]["arguments"] == written
+
+
+@pytest.mark.parametrize("written", [b"NaN", b"-Infinity", b"1e400"])
+def test_a_body_with_a_number_json_does_not_have_is_not_json(
+    providers: Start, written: bytes
+) -> None:
+    server = providers("anthropic")
+    text = json.dumps(server._default(REQUEST).body)
+    body = re.sub(r'"input": \{[^}]*\}', '"input": {"n": ' + written.decode() + "}", text, count=1)
+    assert written.decode() in body
+    server.script.append(Reply(200, body.encode()))
+    answer = call(server)
+    assert answer.error == "provider_error"
+    assert "not JSON" in answer.response["error"]["message"]

@@ -18,7 +18,7 @@ from urllib3.exceptions import MaxRetryError, ReadTimeoutError
 from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import Prompt
 from replaygate.providers.redact import Redactor
-from replaygate.providers.response import MalformedResponse
+from replaygate.providers.response import MalformedResponse, json_value
 from replaygate.providers.transport import Policy, RateGate, retry_after, session_for
 from replaygate.providers.wire import WIRES
 
@@ -111,7 +111,7 @@ class Provider:
         if reply.status_code >= 300:
             return self._failed(*_status_error(reply, policy))
         try:
-            body = json.loads(reply.content)
+            body = json_value(reply.content)
             response = WIRES[self.name].parse(body)
         except ValueError as exc:  # also MalformedResponse
             what = str(exc) if isinstance(exc, MalformedResponse) else "not JSON"

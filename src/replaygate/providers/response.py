@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
+from replaygate.loading.json_reader import finite_float, refuse_constant
+
 
 class MalformedResponse(ValueError):
     """The provider's body does not have its documented shape."""
@@ -31,13 +33,19 @@ def _count(value: Any) -> int | None:
     return value if type(value) is int and value >= 0 else None
 
 
+def json_value(text: str | bytes) -> Any:
+    """``text`` as JSON, refusing NaN, Infinity and numbers that would read as infinity, as a
+    recording's are refused: a check would pass them unchecked (``maximum``, ``type``)."""
+    return json.loads(text, parse_constant=refuse_constant, parse_float=finite_float)
+
+
 def tool_call(call_id: Any, name: Any, arguments: Any, index: int) -> dict[str, Any]:
     """One call: arguments parsed when they are a JSON object, else kept as sent."""
     if not isinstance(name, str) or not name:
         raise MalformedResponse(f"tool call {index} has no name")
     if isinstance(arguments, str):
         try:
-            parsed = json.loads(arguments or "{}")
+            parsed = json_value(arguments or "{}")
         except ValueError:
             parsed = None
         arguments = parsed if isinstance(parsed, dict) else arguments
