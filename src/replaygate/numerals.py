@@ -7,6 +7,7 @@ U+FF13), and ``isdigit()`` even superscripts ('²'), which ``int()`` then refuse
 from __future__ import annotations
 
 import re
+import sys
 
 _WHOLE = re.compile(r"[0-9]+")
 _DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
@@ -15,14 +16,23 @@ _DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
 def whole_number(text: str) -> int:
     """``text`` as a count (0 or more); ValueError saying what was expected."""
     number = whole_or_none(text)
+    if number is None and _WHOLE.fullmatch(text):
+        raise ValueError(
+            f"expected a whole number of at most {sys.get_int_max_str_digits()} digits"
+        )
     if number is None:
         raise ValueError("expected a whole number")
     return number
 
 
 def whole_or_none(text: str) -> int | None:
-    """``text`` as a count (0 or more), or None when it is not one (an HTTP header's value)."""
-    return int(text) if _WHOLE.fullmatch(text) else None
+    """``text`` as a count (0 or more), or None when it is not one (an HTTP header's value),
+    nor when it has more digits than ``int()`` converts (it would raise its own ValueError)."""
+    if not _WHOLE.fullmatch(text):
+        return None
+    digits = text.lstrip("0") or "0"
+    limit = sys.get_int_max_str_digits()  # 0: no limit
+    return None if 0 < limit < len(digits) else int(digits)
 
 
 def decimal_number(text: str) -> float:

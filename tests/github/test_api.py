@@ -415,6 +415,9 @@ def test_clip_utf8_counts_bytes_and_never_splits_a_character() -> None:
     [
         {"Retry-After": "\u00b2"},  # isdigit() holds for '²'; int() and float() refuse it
         {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "\u00b2"},
+        # more digits than int() converts (4300): a ValueError, a traceback, before
+        {"Retry-After": "9" * 5000},
+        {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "9" * 5000},
     ],
 )
 def test_a_header_of_non_ascii_digits_counts_as_absent(

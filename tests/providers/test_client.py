@@ -250,6 +250,17 @@ def test_a_retry_after_of_non_ascii_digits_counts_as_absent(providers: Start) ->
     assert answer.error is None and len(server.seen) == 2
 
 
+def test_a_retry_after_of_more_digits_than_int_converts_counts_as_absent(
+    providers: Start,
+) -> None:
+    server = providers("openai")
+    server.script.append(
+        Reply(429, error_body("openai", 429, "slow down"), {"Retry-After": "9" * 5000})
+    )
+    answer = call(server, retries=2, retry_on=frozenset({RetryOn.RATE_LIMIT}))
+    assert answer.error is None and len(server.seen) == 2
+
+
 def test_a_retry_after_past_max_sleep_is_not_waited_for(providers: Start) -> None:
     server = providers("openai")
     server.script.append(
