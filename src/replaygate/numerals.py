@@ -54,7 +54,7 @@ def retry_after_seconds(value: str | None, now: float) -> float | None:
         return float(seconds)
     try:
         when = parsedate_to_datetime(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: a year of 12 digits
         return None
     # A date without a zone ("-0000") is in UTC (RFC 5322), not in this machine's zone.
     when = when if when.tzinfo else when.replace(tzinfo=UTC)
