@@ -481,3 +481,22 @@ def test_every_operator_that_reads_the_environment_is_keyed() -> None:
     # a composite hands env to its nested assertions, which the key walks into
     readers = {op.name for op in OPERATORS.values() if not op.nested and reads_env(op.check)}
     assert readers == cache_keys.ENV_OPERATORS
+
+
+@pytest.mark.parametrize("ref", [".GIT/other.json", ".git/../other.json"])
+def test_an_input_ref_through_a_git_folder_is_an_error_cold_and_warm(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], ref: str
+) -> None:
+    # the run refuses `.GIT` as it refuses `.git` (a case-insensitive file system), and a
+    # `.git` folded away by `..`: the case errors; the cache must not stop the run over it
+    contract = repo / "packs/p/contracts/c.yaml"
+    contract.write_text(CONTRACT.replace("input_ref: other.json", f"input_ref: {ref}"))
+    (repo / "packs/p/golden/.GIT").mkdir()
+    shutil.copy(repo / "packs/p/golden/other.json", repo / "packs/p/golden/.GIT/other.json")
+    expected = run_plain(capsys, repo)[:2]
+    assert expected[0] == 1 and "points into a .git directory" in expected[1]
+    cache = tmp_path / "cache"
+    for _ in range(2):
+        code, shown, counts = run(capsys, str(repo / "packs"), cache=cache)
+        assert (code, shown) == expected
+        assert counts["hits"] + counts["misses"] + counts["uncached"] == 2

@@ -187,7 +187,10 @@ def age_window(pack: Pack, case: GoldenCase, started: float, finished: float) ->
     """When the result of a case judged between ``started`` and ``finished`` holds: its
     recording's age warning (loading/fixtures.py) appears past recordings.max_age_days and
     names the age in days. None: the age changed during the run, or cannot be told."""
-    path, shown = recording_path(pack, case.input_ref)
+    try:
+        path, shown = recording_path(pack, case.input_ref)
+    except PackError:  # the case errored, and is not stored anyway
+        return None
     if not os.path.lexists(path):
         return Window()
     try:
@@ -227,7 +230,9 @@ def _inside(base: Path, relative: str) -> str | None:
     folder = os.path.normpath(base)
     path = os.path.normpath(os.path.join(folder, relative))
     inside = path.startswith(folder + os.sep) and not os.path.isabs(relative)
-    return path if inside and ".git" not in path[len(folder) :].split(os.sep) else None
+    # casefold, as the run refuses it (loading/files.py): `.GIT` is `.git` on some systems
+    git = any(part.casefold() == ".git" for part in path[len(folder) :].split(os.sep))
+    return path if inside and not git else None
 
 
 def _read_if_any(path: str) -> bytes | None:
