@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from runner_oracle import runner_outputs
@@ -237,6 +238,38 @@ def test_the_cache_is_never_used_on_a_forks_pull_request(
     inputs = read_inputs(environ)
     assert inputs.cache is True
     assert inputs.cache_dir == (env.CACHE_DIR if used else "")
+
+
+def workflow_run(head: str | None, base: str = "octo/repo") -> dict[str, object]:
+    head_repo = {"full_name": head} if head else None
+    run = {"event": "pull_request", "head_repository": head_repo, "repository": {"full_name": base}}
+    return {"workflow_run": run, "repository": {"full_name": base}}
+
+
+# A review of a fork's pull request runs in the pull request's cache scope, where the fork's
+# own runs save; a workflow_run after a fork's run is on its behalf as pull_request_target is.
+@pytest.mark.parametrize(
+    ("name", "payload"),
+    [
+        ("pull_request_review", pull_request),
+        ("pull_request_review_comment", pull_request),
+        ("workflow_run", workflow_run),
+    ],
+)
+@pytest.mark.parametrize(
+    ("head", "used"), [("octo/repo", True), ("fork/repo", False), (None, False)]
+)
+def test_the_cache_is_never_used_on_other_events_of_a_forks_pull_request(
+    tmp_path: Path, name: str, payload: Any, head: str | None, used: bool
+) -> None:
+    environ = {
+        "INPUT_CACHE": "true",
+        "GITHUB_EVENT_NAME": name,
+        "GITHUB_EVENT_PATH": write_event(tmp_path, payload(head)),
+    }
+    assert read_inputs(environ).cache_dir == (env.CACHE_DIR if used else "")
+    unreadable = {**environ, "GITHUB_EVENT_PATH": str(tmp_path / "missing.json")}
+    assert read_inputs(unreadable).cache_dir == ""
 
 
 @pytest.mark.parametrize("event", ["push", "merge_group", "workflow_dispatch"])
