@@ -500,3 +500,39 @@ def test_an_input_ref_through_a_git_folder_is_an_error_cold_and_warm(
         code, shown, counts = run(capsys, str(repo / "packs"), cache=cache)
         assert (code, shown) == expected
         assert counts["hits"] + counts["misses"] + counts["uncached"] == 2
+
+
+# Libraries a run imports whose versions need no key of their own: pinned exactly by a keyed
+# one (pydantic's core), or holding no judgement (types, containers, the IDNA codec).
+NOT_JUDGING = {
+    "replaygate", "setuptools", "pydantic-core", "typing-extensions", "typing-inspection",
+    "annotated-types", "attrs", "rpds-py", "idna",
+}  # fmt: skip
+# jsonschema checks a schema's "uri" and "uri-reference" formats (the meta-schemas' $id,
+# $ref) only when one of these is installed: its presence can turn a pass into an error
+URI_FORMATS = {"rfc3987", "rfc3986-validator"}
+
+
+def test_every_library_that_judges_a_case_is_keyed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = f"""
+import contextlib, io, json, sys
+from importlib import metadata
+from replaygate import cli
+for packs in {SHIPPED!r}:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        root = str(__import__("pathlib").Path(packs).parent)
+        cli.main(["run", "--root", root, packs, "--cache", {str(tmp_path)!r}])
+found = metadata.packages_distributions()
+print(json.dumps(sorted({{d for m in list(sys.modules) for d in found.get(m.split(".")[0], [])}})))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    imported = {name.lower().replace("_", "-") for name in json.loads(done.stdout)}
+    assert "jsonschema" in imported  # the run reached the slow path that checks a schema
+    keyed = set(cache_keys._DEPENDENCIES)
+    assert imported - NOT_JUDGING <= keyed
+    assert keyed >= URI_FORMATS

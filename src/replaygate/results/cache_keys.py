@@ -36,9 +36,11 @@ from replaygate.results.cache import CACHE_FORMAT, Window
 
 # The operators that read the environment: the value of each variable they name is keyed.
 ENV_OPERATORS = frozenset({"equals_env"})
+# jsonschema-specifications holds the meta-schemas a tool schema is checked against, and
+# rfc3987 or rfc3986-validator, when installed, make jsonschema check their "uri" formats
 _DEPENDENCIES = (
-    "jsonpath-ng", "jsonschema", "jsonschema-rs", "msgspec", "pydantic", "pyyaml",
-    "referencing", "regex",
+    "jsonpath-ng", "jsonschema", "jsonschema-rs", "jsonschema-specifications", "msgspec",
+    "pydantic", "pyyaml", "referencing", "regex", "rfc3986-validator", "rfc3987",
 )  # fmt: skip
 DAY = 86_400.0
 MARGIN = 1.0  # seconds kept off each end of a window: the warning's clock is not ours
