@@ -503,10 +503,13 @@ def test_an_input_ref_through_a_git_folder_is_an_error_cold_and_warm(
 
 
 # Libraries a run imports whose versions need no key of their own: pinned exactly by a keyed
-# one (pydantic's core), or holding no judgement (types, containers, the IDNA codec).
+# one (pydantic's core), holding no judgement (types, containers), or checking formats that
+# neither a tool schema (formats are not asserted) nor a meta-schema uses, when installed.
 NOT_JUDGING = {
     "replaygate", "setuptools", "pydantic-core", "typing-extensions", "typing-inspection",
-    "annotated-types", "attrs", "rpds-py", "idna",
+    "annotated-types", "attrs", "rpds-py", "idna", "fqdn", "jsonpointer", "uri-template",
+    "webcolors", "isoduration", "arrow", "python-dateutil", "six", "types-python-dateutil",
+    "rfc3339-validator",
 }  # fmt: skip
 # jsonschema checks a schema's "uri" and "uri-reference" formats (the meta-schemas' $id,
 # $ref) only when one of these is installed: its presence can turn a pass into an error
