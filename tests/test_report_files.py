@@ -115,3 +115,9 @@ def test_a_fifo_is_written_to_not_replaced(tmp_path: Path) -> None:
     assert received == ["<report/>\n"]
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_a_report_under_a_file_is_a_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / "taken").write_text("a file, not a folder")
+    with pytest.raises(ReplayGateError, match=r"^cannot write .*taken.r\.json: [^\n]+$"):
+        write_atomic(tmp_path / "taken" / "r.json", "{}")

@@ -539,3 +539,16 @@ print(json.dumps(sorted({{d for m in list(sys.modules) for d in found.get(m.spli
     keyed = set(cache_keys._DEPENDENCIES)
     assert imported - NOT_JUDGING <= keyed
     assert keyed >= URI_FORMATS
+
+
+def test_a_cache_that_cannot_be_written_is_a_warning_and_the_run_reports(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    cache.write_text("a file where the folder should be")
+    report = tmp_path / "results.json"
+    code = cli.main(["run", str(repo / "packs"), "--cache", str(cache), "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert json.loads(report.read_text())["totals"]["passed"] == 2
+    assert f"{cache / CACHE_FILE}: warning: the cache was not saved (" in out

@@ -9,14 +9,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from replaygate.engine.runner import CaseKey, Select, Source, run_packs
-from replaygate.errors import UsageError
+from replaygate.errors import ReplayGateError, UsageError
 from replaygate.loading.contract import GoldenCase
 from replaygate.loading.files import find_repository_root
 from replaygate.loading.pack import Loaded, Pack
 from replaygate.report.files import write_atomic
 from replaygate.results.cache import CACHE_FILE, Store, load_store
 from replaygate.results.cache_keys import Keys, age_window, code_identity
-from replaygate.results.model import CaseResult, RunResult
+from replaygate.results.model import CaseResult, Problem, RunResult
 
 Pending = dict[CaseKey, tuple[str, Pack, GoldenCase]]  # a miss: its key, pack and case
 
@@ -61,8 +61,7 @@ def run_cached(
         source=source,
     )  # fmt: skip
     _store(store, pending, rest.cases, started, time.time())
-    if store.changed:
-        write_atomic(Path(folder) / CACHE_FILE, store.dump())
+    saved = _save(store, folder)
     cases = tuple(sorted((*rest.cases, *hits.values()), key=lambda case: case.order))
     counts = {"hits": store.hits, "misses": store.misses, "uncached": len(cases) - len(hits)}
     counts["uncached"] -= store.misses
@@ -71,9 +70,29 @@ def run_cached(
         cases=cases,
         duration_s=time.perf_counter() - clock,
         # a recording's warning once, however many cases share it, in case order
-        warnings=(*loaded.warnings, *dict.fromkeys(n for case in cases for n in case.notes)),
+        warnings=(
+            *loaded.warnings,
+            *dict.fromkeys(n for case in cases for n in case.notes),
+            *saved,
+        ),
         meta={**rest.meta, "cache": counts},
     )
+
+
+def _save(store: Store, folder: str) -> tuple[Problem, ...]:
+    """Write the cache when it changed; a cache that cannot be written costs only the next
+    run's time, so it is a warning and the run still reports."""
+    if not store.changed:
+        return ()
+    path = Path(folder) / CACHE_FILE
+    try:
+        write_atomic(path, store.dump())
+    except ReplayGateError as exc:
+        reason = str(exc).removeprefix(f"cannot write {path}: ")
+        return (
+            Problem(str(path), None, f"the cache was not saved ({reason}); results are the same"),
+        )
+    return ()
 
 
 def _look_up(

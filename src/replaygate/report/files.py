@@ -49,11 +49,17 @@ def write_atomic(path: Path, text: str) -> None:
             os.fsync(handle.fileno())
         os.replace(temp, path)
     except OSError as exc:
-        temp.unlink(missing_ok=True)
+        _remove(temp)
         raise ReplayGateError(f"cannot write {path}: {exc.strerror or exc}") from None
     except BaseException:
-        temp.unlink(missing_ok=True)
+        _remove(temp)
         raise
+
+
+def _remove(temp: Path) -> None:
+    """Remove what a failed write left; a path that never could be a file is no more trouble."""
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        temp.unlink()
 
 
 def _is_special(path: Path) -> bool:
