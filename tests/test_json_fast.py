@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replaygate.errors import PackError
+from replaygate.loading import json_reader
 from replaygate.loading.files import MAX_DEPTH
 from replaygate.loading.json_reader import NEEDS_STRICT, fast_value, parse_json, strict_json
 
@@ -89,6 +90,23 @@ def exact(value: Any) -> Any:
     if type(value) is list:
         return ("list", [exact(item) for item in value])
     return (type(value).__name__, repr(value))
+
+
+@pytest.fixture(autouse=True)
+def past_the_strict_only_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """parse_json as it is once a process has decoded its first MiB: through fast_value."""
+    monkeypatch.setitem(json_reader._DECODED, "strict_only", json_reader.STRICT_ONLY_CHARS)
+
+
+def test_the_first_mib_is_decoded_strictly_then_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(json_reader, "fast_value", lambda text: calls.append(text) or NEEDS_STRICT)
+    monkeypatch.setitem(json_reader._DECODED, "strict_only", 0)
+    half = json.dumps(["x" * (json_reader.STRICT_ONLY_CHARS // 2)])
+    assert parse_json(half, shown="f.json") == parse_json(half, shown="f.json")
+    assert calls == []
+    assert parse_json("[1]", shown="f.json") == [1]
+    assert calls == ["[1]"]
 
 
 def strict_outcome(text: str) -> Any:

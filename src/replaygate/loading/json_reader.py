@@ -59,8 +59,18 @@ def load_json(path: Path, *, shown: str) -> Any:
     return parse_json(read_text(path, shown=shown, max_bytes=MAX_JSON_BYTES), shown=shown)
 
 
+# Importing msgspec takes 2 ms on a workstation but 30-40 ms in the action's image run under
+# the container kit, more than it saves on a small run: a process decodes its first MiB of JSON
+# with the strict decoder alone, whose values are the same (tests/test_json_fast.py).
+STRICT_ONLY_CHARS = 1 << 20
+_DECODED = {"strict_only": 0}  # characters decoded by strict_json alone in this process
+
+
 def parse_json(text: str, *, shown: str) -> Any:
     """The JSON value in ``text``; NaN, Infinity, duplicate keys and deep nesting are refused."""
+    if _DECODED["strict_only"] < STRICT_ONLY_CHARS:
+        _DECODED["strict_only"] += len(text)
+        return strict_json(text, shown=shown)
     value = fast_value(text)
     return strict_json(text, shown=shown) if value is NEEDS_STRICT else value
 
