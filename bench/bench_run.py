@@ -252,13 +252,14 @@ def replaygate_run(root: Path, options: list[str]) -> int:
     return cli.main(argv)
 
 
-# What each mode passes to `replaygate run`; the cache modes share root/cache, so "run-warm"
-# (measured right after "run-cache") finds every result of the cold run there.
+# What each mode passes to `replaygate run`; the cache modes share one cache folder, so
+# "run-warm" (measured right after "run-cache") finds every result of the cold run there.
+# The folder sits beside the corpus, not in it: replaygate refuses a cache inside a repository.
 RUN_OPTIONS = {
     "run": [],
     "run-j1": ["--jobs", "1"],
-    "run-cache": ["--cache", "{root}/cache"],
-    "run-warm": ["--cache", "{root}/cache"],
+    "run-cache": ["--cache", "{root}-cache"],
+    "run-warm": ["--cache", "{root}-cache"],
 }
 
 
@@ -291,12 +292,14 @@ def measure(mode: str, root: Path, repeat: int) -> Measure:
     best: Measure | None = None
     for _ in range(repeat):
         if mode == "run-cache":  # every cold run starts from an empty cache
-            shutil.rmtree(root / "cache", ignore_errors=True)
+            shutil.rmtree(f"{root}-cache", ignore_errors=True)
         (root / "out" / "results.json").unlink(missing_ok=True)  # totals() reads this run's
         report = root / f"{mode}.measure.json"
         cmd = [sys.executable, __file__, "--child", mode, str(root), str(report)]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         m = Measure(**json.loads(report.read_text()))
+        if m.exit >= 2:  # refused or broken: its time is no figure of a run
+            raise SystemExit(f"bench: `replaygate run` in mode {mode} exited {m.exit}")
         best = m if best is None or m.seconds < best.seconds else best
     assert best is not None
     return best
