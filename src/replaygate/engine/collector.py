@@ -9,7 +9,7 @@ from typing import Any
 from replaygate.assertions.assertion import Assertion, evaluate_assertion
 from replaygate.assertions.mismatch import Mismatch
 from replaygate.loading.contract import Contract, GoldenCase
-from replaygate.results.model import AssertionOutcome, Classification, Failure
+from replaygate.results.model import AssertionOutcome, CaseResult, Classification, Failure
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +22,22 @@ class CaseContext:
     allowlisted: str | None = None  # the NR allowlist's reason, when the contract is listed
     mode: str = "recorded"  # or the live provider's name
     order: int = 0  # the case's position among all cases of the run (CaseResult.order)
+
+    def result(self, **verdict: Any) -> CaseResult:
+        """A result of this case: what names it from the context, the rest from ``verdict``."""
+        return CaseResult(
+            pack=self.pack_id,
+            pack_dir=self.pack_dir,
+            contract=self.contract.path,
+            contract_file=self.contract.file,
+            case_id=self.case.id,
+            expect_ok=self.case.expect_ok,
+            expected_error=self.case.expected_error,
+            file=self.contract.file,
+            line=self.case.line,
+            order=self.order,
+            **verdict,
+        )
 
 
 class CaseUndecidable(Exception):

@@ -186,22 +186,12 @@ def _result(
         if main
         else None
     )
-    return CaseResult(
-        pack=ctx.pack_id,
-        pack_dir=ctx.pack_dir,
-        contract=ctx.contract.path,
-        contract_file=ctx.contract.file,
-        case_id=ctx.case.id,
-        expect_ok=ctx.case.expect_ok,
-        expected_error=ctx.case.expected_error,
+    return ctx.result(
         observed_ok=observed_ok,
         status=status,
         classification=classification,
         fingerprint=fp,
         failures=tuple(failures),
-        file=ctx.contract.file,
-        line=ctx.case.line,
         reason=reason,
         duration_s=time.perf_counter() - started,
-        order=ctx.order,
     )

@@ -21,25 +21,15 @@ def rebuild(ctx: CaseContext, sent: Sent) -> CaseResult:
     if isinstance(sent, CaseResult):
         return sent
     observed_ok, status, classification, fingerprint, reason, duration_s, score = sent
-    return CaseResult(
-        pack=ctx.pack_id,
-        pack_dir=ctx.pack_dir,
-        contract=ctx.contract.path,
-        contract_file=ctx.contract.file,
-        case_id=ctx.case.id,
-        expect_ok=ctx.case.expect_ok,
-        expected_error=ctx.case.expected_error,
+    return ctx.result(
         observed_ok=observed_ok,
         status=Status(status),
         classification=classification,
         fingerprint=fingerprint,
         failures=(),
-        file=ctx.contract.file,
-        line=ctx.case.line,
         reason=reason,
         duration_s=duration_s,
         score=score,
-        order=ctx.order,
     )
 
 
