@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from replaygate.commands.options import add_case_targets
 from replaygate.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
 
 
@@ -16,14 +17,7 @@ def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "hash", help="write the fixtures' messages_hash, tool_schema_hash and system_prompt_hash"
     )
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        default=[],
-        metavar="PATH",
-        help="packs, contract files or PATH::CASE_ID (default: packs)",
-    )
-    parser.add_argument("--root", metavar="DIR", help="repository root (see `run --help`)")
+    add_case_targets(parser, "packs, contract files or PATH::CASE_ID (default: packs)")
     parser.add_argument(
         "--check",
         action="store_true",

@@ -33,6 +33,12 @@ SUMMARY_NOTE = "the JUnit and JSON result files"
 Value = TypeVar("Value", int, float)
 
 
+def add_case_targets(parser: argparse.ArgumentParser, paths_help: str) -> None:
+    """The PATH arguments and --root of the commands that act on chosen cases."""
+    parser.add_argument("paths", nargs="*", default=[], metavar="PATH", help=paths_help)
+    parser.add_argument("--root", metavar="DIR", help="repository root (see `run --help`)")
+
+
 def add_report_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "reports", "FILE may be - for stdout; the terminal report then goes to stderr"

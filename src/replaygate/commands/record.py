@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.commands.options import (
+    add_case_targets,
     job_count,
     provider_option,
     provider_setup,
@@ -30,14 +31,9 @@ def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "record", help="record the selected cases' responses from a provider (writes recordings/)"
     )
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        default=[],
-        metavar="PATH",
-        help="packs, contract files, or PATH::CASE_ID for one case (default: packs)",
+    add_case_targets(
+        parser, "packs, contract files, or PATH::CASE_ID for one case (default: packs)"
     )
-    parser.add_argument("--root", metavar="DIR", help="repository root (see `run --help`)")
     provider_option(parser, required=True)
     parser.add_argument(
         "--mode",
