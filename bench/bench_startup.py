@@ -27,7 +27,8 @@ UNNEEDED = (
     "jsonschema", "referencing", "jsonpath_ng", "requests", "urllib3", "junit_xml", "xml.etree",
     "tqdm", "ruamel", "multiprocessing", "replaygate.github.publish", "replaygate.report.json",
     "replaygate.report.junit", "replaygate.report.markdown", "replaygate.loading.formats",
-    "replaygate.providers.wire", "replaygate.inference", "msgspec",
+    "replaygate.providers.wire", "replaygate.inference", "msgspec", "pydantic",
+    "importlib.metadata",
 )  # fmt: skip
 RUN = "import sys; from replaygate.cli import main; sys.exit(main(['run', 'packs', '-q']))"
 COUNT = (

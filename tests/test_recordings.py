@@ -308,6 +308,6 @@ def test_the_recording_reader_knows_every_provider() -> None:
     from replaygate.loading.recording import RecordingModel
     from replaygate.providers.names import ProviderName
 
-    known = RecordingModel.model_fields["provider"].annotation
-    assert set(known.__args__) == {str(name) for name in ProviderName}
-    assert set(SCHEMA["properties"]["provider"]["enum"]) == set(known.__args__)
+    known = set(RecordingModel.__keys__["provider"].schema["expected"])
+    assert known == {str(name) for name in ProviderName}
+    assert set(SCHEMA["properties"]["provider"]["enum"]) == known

@@ -82,9 +82,9 @@ class Contract:
     # or why the case cannot be evaluated; None: each case names its fixture file
     case_inputs: Mapping[str, object] | None = None
     # how live provider calls are made (no effect in recorded mode)
-    timeouts: TimeoutsModel = field(default_factory=TimeoutsModel)
-    retries: RetriesModel = field(default_factory=RetriesModel)
-    on_429: On429Model = field(default_factory=On429Model)
+    timeouts: TimeoutsModel = field(default_factory=TimeoutsModel.defaults)
+    retries: RetriesModel = field(default_factory=RetriesModel.defaults)
+    on_429: On429Model = field(default_factory=On429Model.defaults)
     trace_assertions: tuple[TraceAssertion, ...] = ()
     not_evaluated: tuple[NotEvaluated, ...] = ()  # criteria a judge would have to decide
 
@@ -259,9 +259,9 @@ def compile_contract(
         golden_cases=_golden_cases(model, raw, file),
         allowed_errors=frozenset(model.allowed_errors),
         lines=dict(_lines(raw)),
-        timeouts=model.timeouts or TimeoutsModel(),
-        retries=model.retries or RetriesModel(),
-        on_429=(model.rate_limits.on_429 if model.rate_limits else None) or On429Model(),
+        timeouts=model.timeouts or TimeoutsModel.defaults(),
+        retries=model.retries or RetriesModel.defaults(),
+        on_429=(model.rate_limits.on_429 if model.rate_limits else None) or On429Model.defaults(),
         trace_assertions=compile_trace_assertions(
             raw.get("trace_assertions"),
             "trace_assertions",

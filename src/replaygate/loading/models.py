@@ -8,16 +8,22 @@ problems located by line; compiling into evaluable contracts lives in contract.p
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar, cast, get_args
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticUndefined, SchemaValidator, ValidationError
+from pydantic_core import core_schema as cs
 
 from replaygate.assertions.values import yaml_reading
 from replaygate.loading.files import excerpt
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class PackSchemaVersion(StrEnum):
@@ -39,108 +45,311 @@ def version_problem(value: object, known: type[StrEnum]) -> str | None:
     return f"{_shown(value)} is not a version this replaygate knows (known: {', '.join(known)})"
 
 
-def _known(versions: type[StrEnum]) -> AfterValidator:
+# Each model is a plain class whose instances pydantic-core builds from a schema declared
+# beside it (`record`), the schema pydantic itself would generate from such a model
+# (tests/test_model_schemas.py compares the two on generated documents). Declaring the
+# schema ourselves skips pydantic's Python layer: building these models with it cost about
+# a quarter of the action's start-up (pydantic's import, schema generation, its plugin
+# lookup through importlib.metadata).
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One key of a model: its value's schema, its default (when it may be left out), and
+    the model it holds (for where an unknown key belongs: under `paths:`)."""
+
+    schema: cs.CoreSchema
+    inner: Model | None = None
+    in_list: bool = False
+    default: Any = PydanticUndefined
+    factory: Callable[[], Any] | None = None
+
+    def or_default(self, default: Any = None) -> Key:
+        return dataclasses.replace(self, default=default)
+
+    def or_empty(self) -> Key:
+        return dataclasses.replace(self, factory=list)
+
+    @property
+    def required(self) -> bool:
+        return self.default is PydanticUndefined and self.factory is None
+
+    def field(self) -> cs.ModelField:
+        schema = self.schema
+        if self.factory is not None:
+            schema = cs.with_default_schema(schema, default_factory=self.factory)
+        elif not self.required:
+            schema = cs.with_default_schema(schema, default=self.default)
+        return cs.model_field(schema)
+
+
+class Record:
+    """A validated mapping of one of our files, read by attribute, immutable."""
+
+    # where pydantic-core puts what it knows of an instance besides its fields
+    __slots__ = (
+        "__dict__", "__pydantic_extra__", "__pydantic_fields_set__", "__pydantic_private__",
+    )  # fmt: skip
+    __keys__: ClassVar[dict[str, Key]] = {}
+    __schema__: ClassVar[cs.CoreSchema]
+    __validator__: ClassVar[SchemaValidator | None] = None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    @classmethod
+    def model_validate(cls, data: Any) -> Self:
+        """``data`` as this model; raises ValidationError (as a pydantic model's does)."""
+        if cls.__validator__ is None:  # built on first use: most runs read few of the models
+            cls.__validator__ = SchemaValidator(cls.__schema__)
+        return cast(Self, cls.__validator__.validate_python(data))
+
+    @classmethod
+    def defaults(cls) -> Self:
+        """The model of a mapping that leaves every key out (each has a default)."""
+        return cls.model_validate({})
+
+
+R = TypeVar("R", bound=Record)
+# what the error wording reads the keys of: ours, or a peer format's pydantic model
+Model = type[Record] | type["BaseModel"]
+_CONFIG = cs.CoreConfig(extra_fields_behavior="forbid", strict=True)
+
+
+def record(**keys: Key) -> Callable[[type[R]], type[R]]:
+    """Declare a model's keys, in the order of its annotations (which say their types)."""
+
+    def declare(cls: type[R]) -> type[R]:
+        if list(keys) != list(cls.__annotations__):
+            raise TypeError(f"{cls.__name__}: the keys declared differ from the annotations")
+        cls.__keys__ = keys
+        fields = cs.model_fields_schema(
+            {name: key.field() for name, key in keys.items()}, extra_behavior="forbid"
+        )
+        cls.__schema__ = cs.model_schema(cls, fields, config=_CONFIG)
+        return cls
+
+    return declare
+
+
+def text(*, min_length: int | None = None, pattern: str | None = None) -> Key:
+    return Key(cs.str_schema(min_length=min_length, pattern=pattern))
+
+
+def whole(*, gt: int | None = None, ge: int | None = None) -> Key:
+    return Key(cs.int_schema(gt=gt, ge=ge))
+
+
+def number(*, ge: float | None = None, le: float | None = None) -> Key:
+    return Key(cs.float_schema(ge=ge, le=le))
+
+
+def boolean() -> Key:
+    return Key(cs.bool_schema())
+
+
+def anything() -> Key:
+    return Key(cs.any_schema())
+
+
+def one_of(*values: Any) -> Key:
+    return Key(cs.literal_schema(list(values)))
+
+
+def mapping() -> Key:
+    """A mapping with string keys and any values."""
+    return Key(cs.dict_schema(cs.str_schema(), cs.any_schema()))
+
+
+def list_of(item: Key, *, min_length: int | None = None) -> Key:
+    schema = cs.list_schema(item.schema, min_length=min_length)
+    return Key(schema, item.inner, in_list=item.inner is not None)
+
+
+def nullable(key: Key) -> Key:
+    """``key``'s value or null."""
+    return Key(cs.nullable_schema(key.schema), key.inner, key.in_list)
+
+
+def optional(key: Key) -> Key:
+    """``key``'s value or null, null when left out."""
+    return nullable(key).or_default(None)
+
+
+def nested(model: type[Record]) -> Key:
+    return Key(model.__schema__, model)
+
+
+def checked(key: Key, check: Callable[[Any], Any]) -> Key:
+    """``key``'s value, then ``check`` (which raises ValueError with the message)."""
+    return dataclasses.replace(key, schema=cs.no_info_after_validator_function(check, key.schema))
+
+
+def _known(versions: type[StrEnum]) -> Callable[[str], str]:
     def check(value: str) -> str:
         problem = version_problem(value, versions)
         if problem is not None:
             raise ValueError(problem)
         return value
 
-    return AfterValidator(check)
+    return check
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+@record(
+    contracts_dir=optional(text()),
+    golden_dir=optional(text()),
+    negative_golden_dir=optional(text()),
+)
+class PackPaths(Record):
+    contracts_dir: str | None
+    golden_dir: str | None
+    negative_golden_dir: str | None
 
 
-class PackPaths(_Strict):
-    contracts_dir: str | None = None
-    golden_dir: str | None = None
-    negative_golden_dir: str | None = None
+@record(max_age_days=whole(gt=0).or_default(90))
+class RecordingsSettings(Record):
+    max_age_days: int
 
 
-class RecordingsSettings(_Strict):
-    max_age_days: int = Field(default=90, gt=0)
+@record(
+    pack_id=text(min_length=1),
+    name=optional(text()),
+    version=optional(text()),
+    schema_version=optional(checked(text(), _known(PackSchemaVersion))),
+    provider=optional(text()),
+    default_model=optional(text()),
+    paths=optional(nested(PackPaths)),
+    contracts=optional(list_of(text())),
+    recordings=optional(nested(RecordingsSettings)),
+    redact=optional(list_of(text())),  # JSONPaths into recorded responses
+)
+class PackModel(Record):
+    pack_id: str
+    name: str | None
+    version: str | None
+    schema_version: str | None
+    provider: str | None
+    default_model: str | None
+    paths: PackPaths | None
+    contracts: list[str] | None
+    recordings: RecordingsSettings | None
+    redact: list[str] | None
 
 
-class PackModel(_Strict):
-    pack_id: str = Field(min_length=1)
-    name: str | None = None
-    version: str | None = None
-    schema_version: Annotated[str, _known(PackSchemaVersion)] | None = None
-    provider: str | None = None
-    default_model: str | None = None
-    paths: PackPaths | None = None
-    contracts: list[str] | None = None
-    recordings: RecordingsSettings | None = None
-    redact: list[str] | None = None  # JSONPaths into recorded responses
+@record(name=text(min_length=1), argument_invariants=list_of(mapping()).or_empty())
+class ExpectedCallModel(Record):
+    name: str
+    argument_invariants: list[dict[str, Any]]
 
 
-class ExpectedCallModel(_Strict):
-    name: str = Field(min_length=1)
-    argument_invariants: list[dict[str, Any]] = []
+@record(
+    output_invariants=list_of(mapping()).or_empty(),
+    input_invariants=list_of(mapping()).or_empty(),
+)
+class AssertionsModel(Record):
+    output_invariants: list[dict[str, Any]]
+    input_invariants: list[dict[str, Any]]
 
 
-class AssertionsModel(_Strict):
-    output_invariants: list[dict[str, Any]] = []
-    input_invariants: list[dict[str, Any]] = []
-
-
-class GoldenCaseModel(_Strict):
-    id: str = Field(min_length=1)
-    input_ref: str = Field(min_length=1)
+@record(
+    id=text(min_length=1),
+    input_ref=text(min_length=1),
+    expect_ok=boolean(),
+    expected_error=optional(text()),
+    provider_modes=optional(list_of(text())),
+)
+class GoldenCaseModel(Record):
+    id: str
+    input_ref: str
     expect_ok: bool
-    expected_error: str | None = None
-    provider_modes: list[str] | None = None
+    expected_error: str | None
+    provider_modes: list[str] | None
 
 
-class TimeoutsModel(_Strict):
-    total_ms: int = Field(default=30000, gt=0)
-    connect_ms: int = Field(default=10000, gt=0)
+@record(total_ms=whole(gt=0).or_default(30000), connect_ms=whole(gt=0).or_default(10000))
+class TimeoutsModel(Record):
+    total_ms: int
+    connect_ms: int
 
 
-class RetriesModel(_Strict):
-    max_attempts: int = Field(default=0, ge=0)
-    retry_on: list[str] = []
-    backoff_ms: int = Field(default=500, ge=0)
+@record(
+    max_attempts=whole(ge=0).or_default(0),
+    retry_on=list_of(text()).or_empty(),
+    backoff_ms=whole(ge=0).or_default(500),
+)
+class RetriesModel(Record):
+    max_attempts: int
+    retry_on: list[str]
+    backoff_ms: int
 
 
-class On429Model(_Strict):
-    respect_retry_after: bool = True
-    max_sleep_seconds: float = Field(default=60, ge=0)
+@record(
+    respect_retry_after=boolean().or_default(True),
+    max_sleep_seconds=number(ge=0).or_default(60),
+)
+class On429Model(Record):
+    respect_retry_after: bool
+    max_sleep_seconds: float
 
 
-class RateLimitsModel(_Strict):
-    on_429: On429Model | None = None
+@record(on_429=optional(nested(On429Model)))
+class RateLimitsModel(Record):
+    on_429: On429Model | None
 
 
-class ContractModel(_Strict):
-    tool: str = Field(min_length=1)
-    expect_tools: list[str] | None = None
-    tool_order: Literal["any", "strict"] = "any"
-    tool_call_match_mode: Literal["lenient", "strict"] = "lenient"
-    pass_threshold: float = Field(default=1.0, ge=0.0, le=1.0)
-    expected_tool_calls: list[ExpectedCallModel] | None = None
-    assertions: AssertionsModel | None = None
-    golden_cases: list[GoldenCaseModel] = Field(min_length=1)
-    timeouts: TimeoutsModel | None = None
-    retries: RetriesModel | None = None
-    rate_limits: RateLimitsModel | None = None
-    allowed_errors: list[str] = []
-    trace_assertions: list[dict[str, Any]] | None = None
+@record(
+    tool=text(min_length=1),
+    expect_tools=optional(list_of(text())),
+    tool_order=one_of("any", "strict").or_default("any"),
+    tool_call_match_mode=one_of("lenient", "strict").or_default("lenient"),
+    pass_threshold=number(ge=0.0, le=1.0).or_default(1.0),
+    expected_tool_calls=optional(list_of(nested(ExpectedCallModel))),
+    assertions=optional(nested(AssertionsModel)),
+    golden_cases=list_of(nested(GoldenCaseModel), min_length=1),
+    timeouts=optional(nested(TimeoutsModel)),
+    retries=optional(nested(RetriesModel)),
+    rate_limits=optional(nested(RateLimitsModel)),
+    allowed_errors=list_of(text()).or_empty(),
+    trace_assertions=optional(list_of(mapping())),
+)
+class ContractModel(Record):
+    tool: str
+    expect_tools: list[str] | None
+    tool_order: Literal["any", "strict"]
+    tool_call_match_mode: Literal["lenient", "strict"]
+    pass_threshold: float
+    expected_tool_calls: list[ExpectedCallModel] | None
+    assertions: AssertionsModel | None
+    golden_cases: list[GoldenCaseModel]
+    timeouts: TimeoutsModel | None
+    retries: RetriesModel | None
+    rate_limits: RateLimitsModel | None
+    allowed_errors: list[str]
+    trace_assertions: list[dict[str, Any]] | None
 
 
-class AllowlistEntryModel(_Strict):
-    contract_path: str = Field(min_length=1)
-    reason_code: str = Field(min_length=1)
-    owner: str = Field(min_length=1)
-    expiry_date: str = Field(min_length=1)
-    rationale: str = Field(min_length=1)
+@record(
+    contract_path=text(min_length=1),
+    reason_code=text(min_length=1),
+    owner=text(min_length=1),
+    expiry_date=text(min_length=1),
+    rationale=text(min_length=1),
+)
+class AllowlistEntryModel(Record):
+    contract_path: str
+    reason_code: str
+    owner: str
+    expiry_date: str
+    rationale: str
 
 
-class AllowlistModel(_Strict):
-    version: Annotated[str, _known(AllowlistVersion)]
-    entries: list[AllowlistEntryModel] = []
+@record(
+    version=checked(text(), _known(AllowlistVersion)),
+    entries=list_of(nested(AllowlistEntryModel)).or_empty(),
+)
+class AllowlistModel(Record):
+    version: str
+    entries: list[AllowlistEntryModel]
 
 
 # The fixture and recording format (docs/contracts.md), object by object: the keys each object
@@ -239,8 +448,18 @@ def _closest(key: str, choices: Collection[str]) -> str | None:
     return close[0] if close else None
 
 
-def _submodel(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
-    """The model inside a field's annotation, and whether it is the item of a list."""
+def _keys_of(model: Model) -> dict[str, tuple[Model | None, bool]]:
+    """Each key of ``model`` with the model it holds, and whether in a list. The peer tools'
+    formats (loading/formats/) are pydantic models: their aliases need pydantic's layer."""
+    if issubclass(model, Record):
+        return {name: (key.inner, key.in_list) for name, key in model.__keys__.items()}
+    return {name: _submodel(field.annotation) for name, field in model.model_fields.items()}
+
+
+def _submodel(annotation: Any) -> tuple[Model | None, bool]:
+    """The pydantic model inside a field's annotation, and whether it is the item of a list."""
+    from pydantic import BaseModel  # loaded already: the model is one of its
+
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation, False
     origin = getattr(annotation, "__origin__", None)
@@ -251,35 +470,31 @@ def _submodel(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
     return None, False
 
 
-def _places(root: type[BaseModel]) -> list[tuple[type[BaseModel], str]]:
+def _places(root: Model) -> list[tuple[Model, str]]:
     """Each model of a document with where its keys go: "under `paths:`"."""
     found = [(root, "at the top level")]
-    pending: list[tuple[type[BaseModel], str]] = [(root, "")]
+    pending: list[tuple[Model, str]] = [(root, "")]
     while pending:
         model, prefix = pending.pop()
-        for name, field in model.model_fields.items():
-            inner, in_list = _submodel(field.annotation)
+        for name, (inner, in_list) in _keys_of(model).items():
             if inner is not None:
                 where = f"{prefix}{name}"
-                found.append(
-                    (inner, f"in each item of `{where}:`" if in_list else f"under `{where}:`")
-                )
+                place = f"in each item of `{where}:`" if in_list else f"under `{where}:`"
+                found.append((inner, place))
                 pending.append((inner, f"{where}."))
     return found
 
 
-def _model_at(root: type[BaseModel], loc: tuple[str | int, ...]) -> type[BaseModel]:
+def _model_at(root: Model, loc: tuple[str | int, ...]) -> Model:
     model = root
     for part in loc:
-        field = model.model_fields.get(part) if isinstance(part, str) else None
-        inner = _submodel(field.annotation)[0] if field is not None else None
-        if inner is None:
-            continue
-        model = inner
+        inner = _keys_of(model).get(part, (None, False))[0] if isinstance(part, str) else None
+        if inner is not None:
+            model = inner
     return model
 
 
-def _unknown_model_key(root: type[BaseModel] | None, loc: tuple[str | int, ...]) -> str:
+def _unknown_model_key(root: Model | None, loc: tuple[str | int, ...]) -> str:
     key = str(loc[-1])
     if root is None:
         return unknown_key(key, (), {})
@@ -288,10 +503,10 @@ def _unknown_model_key(root: type[BaseModel] | None, loc: tuple[str | int, ...])
         name: place
         for model, place in reversed(_places(root))
         if model is not here
-        for name in model.model_fields
-        if name not in here.model_fields
+        for name in _keys_of(model)
+        if name not in _keys_of(here)
     }
-    return unknown_key(key, here.model_fields, places)
+    return unknown_key(key, _keys_of(here), places)
 
 
 _TYPE_WORDS = {
@@ -356,7 +571,7 @@ def _words(error: Any) -> str:
     return f"{_shown(value)} is not accepted here"
 
 
-def describe_error(error: Any, root: type[BaseModel] | None = None) -> str:
+def describe_error(error: Any, root: Model | None = None) -> str:
     """One-line message for one pydantic error (without file and line)."""
     loc: tuple[str | int, ...] = tuple(error["loc"])
     kind = error["type"]
@@ -383,7 +598,7 @@ Loc = tuple[str | int, ...]
 def validation_errors(
     exc: ValidationError,
     data: Any,
-    root: type[BaseModel] | None = None,
+    root: Model | None = None,
     line_of: Callable[[Loc], int | None] | None = None,
 ) -> list[tuple[Loc, str]]:
     """(location, message) for each error of validating ``data``, unknown keys first (each
@@ -409,9 +624,9 @@ def validation_errors(
     return [*unknown.items(), *rest]
 
 
-def _misspelling(root: type[BaseModel] | None, loc: Loc) -> str | None:
+def _misspelling(root: Model | None, loc: Loc) -> str | None:
     """The key of this mapping that the unknown key at ``loc`` is closest to."""
-    return _closest(str(loc[-1]), _model_at(root, loc[:-1]).model_fields) if root else None
+    return _closest(str(loc[-1]), _keys_of(_model_at(root, loc[:-1]))) if root else None
 
 
 def _as_key_error(error: Any, data: Any) -> Any:

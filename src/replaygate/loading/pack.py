@@ -8,19 +8,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from pydantic import BaseModel, ValidationError
+from pydantic_core import ValidationError
 
 from replaygate.errors import PackError
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.allowlist import load_allowlist
 from replaygate.loading.contract import Contract, compile_contract
 from replaygate.loading.golden import unused_fixtures
-from replaygate.loading.models import ContractModel, PackModel, validation_errors
+from replaygate.loading.models import ContractModel, Model, PackModel, Record, validation_errors
 from replaygate.loading.roots import Root, resolve_pack_path, root_for
 from replaygate.loading.targets import CONTRACT_SUFFIXES, Selection, find_packs
 from replaygate.results.model import PackSummary, Problem
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 ISDK_DIR = "isdk"  # @isdk fixture files, read by loading/formats/isdk.py
 
@@ -50,12 +53,16 @@ class Pack:
         return PackSummary(self.pack_id, self.name, self.shown, len(paths))
 
 
-def validate(model: type[BaseModel], data: Any, shown: str) -> Any:
+M = TypeVar("M", bound="Record | BaseModel")
+
+
+def validate(model: type[M], data: Any, shown: str) -> M:
     """``data`` as ``model``; every problem located, unknown keys first, in one PackError."""
     try:
-        return model.model_validate(data)
+        return cast(M, model.model_validate(data))  # each kind returns its own class
     except ValidationError as exc:
-        errors = validation_errors(exc, data, model, lambda loc: yaml_reader.line_of(data, loc))
+        root = cast("Model", model)
+        errors = validation_errors(exc, data, root, lambda loc: yaml_reader.line_of(data, loc))
     found = [
         PackError(shown, yaml_reader.line_of(data, loc), _hinted(data, loc, message))
         for loc, message in errors

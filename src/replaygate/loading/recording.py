@@ -13,56 +13,91 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import ValidationError
+from pydantic_core import core_schema as cs
 
 from replaygate.errors import PackError
 from replaygate.loading.identity import describe_changes, request_identity
-from replaygate.loading.models import validation_errors
+from replaygate.loading.models import (
+    Key,
+    Record,
+    anything,
+    boolean,
+    mapping,
+    nested,
+    nullable,
+    one_of,
+    optional,
+    record,
+    text,
+    validation_errors,
+    whole,
+)
 
 RECORDING_VERSION = 1
 _HASH = r"^sha256:[0-9a-f]{64}$"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class IdentityModel(_Strict):
-    request_hash: str = Field(pattern=_HASH)
-    messages_hash: str = Field(pattern=_HASH)
-    tool_schema_hash: str = Field(pattern=_HASH)
-    system_prompt_hash: str | None = Field(pattern=_HASH)
+@record(
+    request_hash=text(pattern=_HASH),
+    messages_hash=text(pattern=_HASH),
+    tool_schema_hash=text(pattern=_HASH),
+    system_prompt_hash=nullable(text(pattern=_HASH)),
+    model=text(),
+    settings=mapping(),
+)
+class IdentityModel(Record):
+    request_hash: str
+    messages_hash: str
+    tool_schema_hash: str
+    system_prompt_hash: str | None
     model: str
     settings: dict[str, Any]
 
 
-class RawModel(_Strict):
+@record(status=whole(), body=anything())
+class RawModel(Record):
     status: int
     body: Any
 
 
-class RecordingModel(_Strict):
+def _written_as_text(value: Any) -> Any:
+    """As the schema says: a text (pydantic would read a number as a Unix time)."""
+    if not isinstance(value, str):
+        raise ValueError(f"expected a date and time such as 2026-11-26T09:00:00Z, got {value!r}")
+    return value
+
+
+# a date and time in any of the forms pydantic reads from text (ISO 8601, RFC 3339)
+_RECORDED_AT = Key(
+    cs.no_info_before_validator_function(_written_as_text, cs.datetime_schema(strict=False))
+)
+
+
+@record(
+    recording_version=one_of(1),
+    replaygate_version=text(),
+    recorded_at=_RECORDED_AT,
+    # the providers' names (providers/wire.py, a layer above: a test holds them equal)
+    provider=one_of("openai", "openai-responses", "anthropic", "openai-compatible"),
+    model=text(min_length=1),
+    identity=nested(IdentityModel),
+    response=mapping(),
+    raw=nested(RawModel),
+    model_override=boolean().or_default(False),
+    base_url=optional(text(min_length=1)),
+)
+class RecordingModel(Record):
     recording_version: Literal[1]
     replaygate_version: str
-    recorded_at: datetime = Field(strict=False)
-    # the providers' names (providers/wire.py, a layer above: a test holds them equal)
+    recorded_at: datetime
     provider: Literal["openai", "openai-responses", "anthropic", "openai-compatible"]
-    model: str = Field(min_length=1)
+    model: str
     identity: IdentityModel
     response: dict[str, Any]
     raw: RawModel
-    model_override: bool = False
-    base_url: str | None = Field(default=None, min_length=1)
-
-    @field_validator("recorded_at", mode="before")
-    @classmethod
-    def _written_as_text(cls, value: Any) -> Any:
-        """As the schema says: a text (pydantic would read a number as a Unix time)."""
-        if not isinstance(value, str):
-            raise ValueError(
-                f"expected a date and time such as 2026-11-26T09:00:00Z, got {value!r}"
-            )
-        return value
+    model_override: bool
+    base_url: str | None
 
 
 @dataclass(frozen=True, slots=True)
