@@ -7,6 +7,7 @@ import os
 import re
 import stat
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,30 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(
         write_atomic(target, "new")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+
+
+def test_a_report_in_pieces_is_written_whole(tmp_path: Path) -> None:
+    target = tmp_path / "results.json"
+    write_atomic(target, iter(["{\n", '"a": 1', "\n}\n"]))
+    assert target.read_text() == '{\n"a": 1\n}\n'
+
+
+def test_a_piece_that_fails_to_render_leaves_the_old_file_and_no_temporary(
+    tmp_path: Path,
+) -> None:
+    """Pieces are written as they are made: a renderer that breaks halfway (a bug, a
+    cancellation) must not leave half a report, nor the temporary file."""
+    target = tmp_path / "junit.xml"
+    target.write_text("old")
+
+    def pieces() -> Iterator[str]:
+        yield "<testsuites>"
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(target, pieces())
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junit.xml"]
 
 
 def test_an_unwritable_target_is_one_error_and_leaves_nothing(tmp_path: Path) -> None:

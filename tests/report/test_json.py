@@ -18,7 +18,7 @@ from packbuilder import fixture, make_pack
 from replaygate import __version__
 from replaygate.cli import main
 from replaygate.errors import PackError
-from replaygate.report.json import load_results, render_json
+from replaygate.report.json import json_chunks, load_results, render_json
 from replaygate.report.results_format import schema
 from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
@@ -80,8 +80,19 @@ def test_one_case_a_line_and_ascii_only(hostile: RunResult) -> None:
 
 
 def test_empty_run_is_valid(make_run: Callable[..., RunResult]) -> None:
-    document = validate(render_json(make_run(packs=())))
+    text = render_json(make_run(packs=()))
+    document = validate(text)
     assert document["cases"] == [] and document["packs"] == [] and "shard" not in document
+    # an empty list on its member's line, as json.dumps writes it
+    assert '\n"packs": [],\n' in text and text.endswith('\n"cases": []\n}\n')
+
+
+def test_the_document_is_written_in_pieces_of_one_line(mixed: RunResult) -> None:
+    """A writer holds one piece at a time: no piece is the whole document or a whole list."""
+    pieces = list(json_chunks(mixed))
+    assert "".join(pieces) == render_json(mixed)
+    assert len(pieces) >= 9 + len(mixed.cases)
+    assert all(piece.count("\n") <= 3 for piece in pieces)
 
 
 @pytest.mark.parametrize("fixture", ["mixed", "hostile"])

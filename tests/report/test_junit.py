@@ -13,7 +13,7 @@ import pytest
 import xmlschema
 
 from replaygate.report.escape import xml_safe
-from replaygate.report.junit import PROBLEMS_SUITE, classname, render_junit
+from replaygate.report.junit import PROBLEMS_SUITE, classname, junit_chunks, render_junit
 from replaygate.report.junit_family import JunitFamily
 from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
@@ -219,6 +219,19 @@ def test_junit_xml_alone_would_break_or_lose_text() -> None:
 
 def test_empty_run_is_an_empty_valid_report() -> None:
     assert list(parse(RunResult(cases=()))) == []
+    empty = '<testsuites tests="0" failures="0" errors="0" time="0.000" />'
+    assert render_junit(RunResult(cases=())) == f'<?xml version="1.0" encoding="utf-8"?>\n{empty}\n'
+
+
+def test_the_report_in_pieces_is_the_report(mixed: RunResult) -> None:
+    """Suites are serialised one by one under totals written first: the same bytes as the
+    whole tree serialised at once."""
+    for family in JunitFamily:
+        pieces = list(junit_chunks(mixed, family=family))
+        assert len(pieces) > 3
+        root = ET.fromstring("".join(pieces).split("\n", 1)[1])
+        whole = ET.tostring(root, encoding="unicode").encode("ascii", "xmlcharrefreplace")
+        assert "".join(pieces) == '<?xml version="1.0" encoding="utf-8"?>\n' + whole.decode() + "\n"
 
 
 def test_text_beyond_ascii_is_written_as_character_references(mixed: RunResult) -> None:

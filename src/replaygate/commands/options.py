@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
@@ -229,7 +229,7 @@ def emit(
 
 def _report_files(
     result: RunResult, args: argparse.Namespace
-) -> list[tuple[str, str, Callable[[], str]]]:
+) -> list[tuple[str, str, Callable[[], Iterable[str]]]]:
     """(channel name, path, renderer) of each report file asked for."""
     files = [
         ("JSON report", args.json, lambda: _json(result)),
@@ -240,30 +240,33 @@ def _report_files(
 
 
 # A renderer's module is imported only when its report is asked for: a plain run needs none.
-def _json(result: RunResult) -> str:
-    from replaygate.report.json import render_json
+# Each renders in pieces, written as they come: a report of 100,000 cases is never held whole.
+def _json(result: RunResult) -> Iterable[str]:
+    from replaygate.report.json import json_chunks
 
-    return render_json(result)
-
-
-def _junit(result: RunResult, family: JunitFamily) -> str:
-    from replaygate.report.junit import render_junit
-
-    return render_junit(result, family=family)
+    return json_chunks(result)
 
 
-def _markdown(result: RunResult) -> str:
+def _junit(result: RunResult, family: JunitFamily) -> Iterable[str]:
+    from replaygate.report.junit import junit_chunks
+
+    return junit_chunks(result, family=family)
+
+
+def _markdown(result: RunResult) -> Iterable[str]:
     from replaygate.report.markdown import render_markdown
 
-    return render_markdown(result, files_note=SUMMARY_NOTE)
+    return [render_markdown(result, files_note=SUMMARY_NOTE)]
 
 
-def _write_report(report: tuple[str, str, Callable[[], str]], stdout: TextIO) -> str | None:
+def _write_report(
+    report: tuple[str, str, Callable[[], Iterable[str]]], stdout: TextIO
+) -> str | None:
     """Write one report file (or to ``stdout`` for ``-``); the problem, naming the report,
     when it cannot be written."""
     name, path, render = report
     if path == STDOUT:
-        stdout.write(render())
+        stdout.writelines(render())
         return None
     try:
         write_atomic(report_path(path, Path.cwd()), render())

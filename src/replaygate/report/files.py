@@ -6,6 +6,7 @@ import contextlib
 import os
 import stat
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from replaygate.errors import ReplayGateError
@@ -26,8 +27,11 @@ def give_new_files_to(uid: int, gid: int) -> None:
     _owner = (uid, gid)
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write beside the target, flush to disk, then rename over it (atomic on POSIX).
+
+    ``text`` may come in pieces, written as they are made: a large report is never held
+    whole. A piece that fails to render leaves no file, as a failed write does.
 
     The temporary name is chosen before the file exists, so a cancellation that
     lands anywhere (even inside the open call) still removes it. The file gets the
@@ -44,7 +48,7 @@ def write_atomic(path: Path, text: str) -> None:
         fd = os.open(temp, _WRITE_FLAGS, 0o666)
         _give(fd)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+            handle.writelines([text] if isinstance(text, str) else text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, path)
@@ -75,10 +79,10 @@ def _is_special(path: Path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
-def _write_through(path: Path, text: str) -> None:
+def _write_through(path: Path, text: str | Iterable[str]) -> None:
     try:
         with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+            handle.writelines([text] if isinstance(text, str) else text)
     except OSError as exc:
         raise ReplayGateError(f"cannot write {path}: {exc.strerror or exc}") from None
 

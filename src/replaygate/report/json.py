@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,35 +35,44 @@ _ENCODER = json.JSONEncoder(ensure_ascii=True, allow_nan=False)  # one, not one 
 
 
 def render_json(result: RunResult) -> str:
-    """The results document: one top-level member a line, one list element a line.
+    """The results document (see ``json_chunks``) as one text."""
+    return "".join(json_chunks(result))
+
+
+def json_chunks(result: RunResult) -> Iterator[str]:
+    """The results document in pieces, one top-level member a line, one list element a line:
+    a writer holds one case's text at a time, not the whole document.
 
     Each element is encoded by the C encoder (``indent`` would force the
     pure-Python one), so rendering stays fast and linear; ``ensure_ascii`` keeps
     lone surrogates as ``\\ud800`` escapes.
     """
-    members = [
-        _member("schema_version", SCHEMA_VERSION),
-        _member("tool", {"name": "replaygate", "version": __version__}),
-        _member("provider", result.meta.get("provider", DEFAULT_PROVIDER)),
-        _member("duration_s", result.duration_s),
-        _member("totals", _totals(result)),
-        _list_member("packs", map(_pack, result.packs)),
-        _list_member("problems", map(_problem, result.problems)),
-        _list_member("warnings", map(_problem, result.warnings)),
-        _list_member("cases", map(_case, result.cases)),
-    ]
+    yield "{\n"
+    yield _member("schema_version", SCHEMA_VERSION)
+    yield ",\n" + _member("tool", {"name": "replaygate", "version": __version__})
+    yield ",\n" + _member("provider", result.meta.get("provider", DEFAULT_PROVIDER))
+    yield ",\n" + _member("duration_s", result.duration_s)
+    yield ",\n" + _member("totals", _totals(result))
+    yield from _list_member("packs", map(_pack, result.packs))
+    yield from _list_member("problems", map(_problem, result.problems))
+    yield from _list_member("warnings", map(_problem, result.warnings))
+    yield from _list_member("cases", map(_case, result.cases))
     if "shard" in result.meta:
-        members.append(_member("shard", result.meta["shard"]))
-    return "{\n" + ",\n".join(members) + "\n}\n"
+        yield ",\n" + _member("shard", result.meta["shard"])
+    yield "\n}\n"
 
 
 def _member(key: str, value: Any) -> str:
     return f"{_dump(key)}: {_dump(value)}"
 
 
-def _list_member(key: str, items: Iterable[Any]) -> str:
-    body = ",\n".join(map(_dump, items))
-    return f"{_dump(key)}: [\n{body}\n]" if body else f"{_dump(key)}: []"
+def _list_member(key: str, items: Iterable[Any]) -> Iterator[str]:
+    """``,\\n"key": [`` then one element a line, or ``[]`` when there is none."""
+    separator = f",\n{_dump(key)}: [\n"
+    for item in items:
+        yield separator + _dump(item)
+        separator = ",\n"
+    yield "\n]" if separator == ",\n" else f",\n{_dump(key)}: []"
 
 
 def _dump(value: Any) -> str:

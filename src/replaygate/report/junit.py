@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 import junit_xml
@@ -29,27 +30,50 @@ _COUNTS = ("tests", "failures", "errors")
 
 
 def render_junit(result: RunResult, *, family: JunitFamily = JunitFamily.XUNIT2) -> str:
-    """The whole report; every untrusted string passes through ``xml_safe`` first.
+    """The whole report (see ``junit_chunks``) as one text."""
+    return "".join(junit_chunks(result, family=family))
+
+
+def junit_chunks(result: RunResult, *, family: JunitFamily = JunitFamily.XUNIT2) -> Iterator[str]:
+    """The report in pieces; every untrusted string passes through ``xml_safe`` first.
 
     junit-xml builds the elements; every ``time`` is written here, in whole
     milliseconds, and the counts junit-10.xsd does not define (``disabled``) are
     left out. junit-xml deletes some characters XML cannot carry and writes lone
     surrogates as character references that no parser accepts, so it never
     sees one. The output is ASCII (other characters become references).
+
+    Each suite is serialised as soon as it is built, and its elements dropped: the
+    ``testsuites`` element's totals come first in the file, so the suites' texts wait
+    for them, but the elements of 10,000 cases would take several times their text.
     """
     located = family is JunitFamily.XUNIT1
-    suites = [_suite(cases, located) for cases in _by_contract(result.cases)]
+    suites: Iterable[Any] = (_suite(cases, located) for cases in _by_contract(result.cases))
     if result.problems:
-        suites.append(_problems_suite(result.problems, located))
-    root = ET.Element("testsuites")
-    root.extend(_suite_element(suite) for suite in suites)
-    for count in _COUNTS:
-        root.set(count, str(sum(int(suite.get(count, 0)) for suite in root)))
-    root.set("time", _seconds(sum(_milliseconds(suite) for suite in root)))
+        suites = itertools.chain(suites, [_problems_suite(result.problems, located)])
+    totals = dict.fromkeys(_COUNTS, 0)
+    milliseconds = 0
+    texts = []
+    for suite in suites:
+        element = _suite_element(suite)
+        for count in _COUNTS:
+            totals[count] += int(element.get(count, 0))
+        milliseconds += _milliseconds(element)
+        texts.append(_ascii(element))
+    root = ET.Element("testsuites", {count: str(totals[count]) for count in _COUNTS})
+    root.set("time", _seconds(milliseconds))
+    if not texts:  # an empty element is written in its short form
+        yield _DECLARATION + _ascii(root) + "\n"
+        return
+    yield _DECLARATION + _ascii(root).removesuffix(" />") + ">"
+    yield from texts
+    yield "</testsuites>\n"
+
+
+def _ascii(element: ET.Element) -> str:
     # Serialised as text and made ASCII once: tostring's default ASCII writer encodes each of
-    # its tens of thousands of small writes apart, with the same character references.
-    text = ET.tostring(root, encoding="unicode").encode("ascii", "xmlcharrefreplace")
-    return _DECLARATION + text.decode("ascii") + "\n"
+    # its many small writes apart, with the same character references.
+    return ET.tostring(element, encoding="unicode").encode("ascii", "xmlcharrefreplace").decode()
 
 
 def _suite_element(suite: Any) -> ET.Element:
