@@ -8,6 +8,8 @@ the same errors and the same one-line messages.
 
 from __future__ import annotations
 
+import copy
+import pickle
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -279,6 +281,21 @@ def test_each_nested_model_validates_as_before(
     oracle: type[BaseModel], ours: type[Record], data: st.DataObject
 ) -> None:
     _same(oracle, ours, data.draw(documents(oracle, depth=1)))
+
+
+def test_a_model_compares_copies_and_pickles_by_value() -> None:
+    contract = models.ContractModel.model_validate(
+        {"tool": "t", "golden_cases": [{"id": "a", "input_ref": "a.json", "expect_ok": True}]}
+    )
+    again = models.ContractModel.model_validate(
+        {"tool": "t", "golden_cases": [{"id": "a", "input_ref": "a.json", "expect_ok": True}]}
+    )
+    assert contract == again and contract is not again
+    assert contract != models.ContractModel.model_validate({**vars(again), "tool": "u"})
+    assert copy.deepcopy(contract) == contract
+    assert pickle.loads(pickle.dumps(contract)) == contract
+    assert repr(contract).startswith("ContractModel(tool='t', expect_tools=None,")
+    assert "GoldenCaseModel(id='a', input_ref='a.json', expect_ok=True" in repr(contract)
 
 
 def test_a_model_is_read_only() -> None:

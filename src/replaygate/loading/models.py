@@ -97,6 +97,19 @@ class Record:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is read-only")
 
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and its lists cannot hash
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in vars(self).items())
+        return f"{type(self).__name__}({fields})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle and copy: set the fields back as pydantic-core does, past __setattr__
+        return _restored, (type(self), dict(vars(self)))
+
     @classmethod
     def model_validate(cls, data: Any) -> Self:
         """``data`` as this model; raises ValidationError (as a pydantic model's does)."""
@@ -113,6 +126,14 @@ class Record:
 R = TypeVar("R", bound=Record)
 # what the error wording reads the keys of: ours, or a peer format's pydantic model
 Model = type[Record] | type["BaseModel"]
+
+
+def _restored(cls: type[R], fields: dict[str, Any]) -> R:
+    record = object.__new__(cls)
+    object.__setattr__(record, "__dict__", fields)
+    return record
+
+
 _CONFIG = cs.CoreConfig(extra_fields_behavior="forbid", strict=True)
 
 
