@@ -127,6 +127,20 @@ def test_an_unknown_boundary_version_is_refused_naming_the_known_one(tmp_path: P
     )
 
 
+@pytest.mark.parametrize(("version", "shown"), [([1], "[1]"), ({"v": 1}, "{'v': 1}"), (1.0, "1.0")])
+def test_a_boundary_version_that_is_not_a_string_is_refused_not_a_crash(
+    tmp_path: Path, version: Any, shown: str
+) -> None:
+    data = fixture()
+    data["boundary_version"] = version
+    case = case_for(tmp_path, data)
+    assert case.status is Status.ERROR
+    assert case.reason == (
+        f"packs/p/golden/ok.json:2: boundary_version: {shown} is not a version this replaygate "
+        "knows (known: 1.0)"
+    )
+
+
 def test_a_recording_gets_the_same_key_checks(tmp_path: Path) -> None:
     recording = fixture()
     recording["response"]["sucess"] = True

@@ -40,7 +40,8 @@ class AllowlistVersion(StrEnum):
 
 def version_problem(value: object, known: type[StrEnum]) -> str | None:
     """Why ``value`` is not a version of ``known``, or None when it is one."""
-    if value in set(known):
+    # a list or an object is no version, and cannot be looked up in a set
+    if isinstance(value, str) and value in set(known):
         return None
     return f"{_shown(value)} is not a version this replaygate knows (known: {', '.join(known)})"
 
