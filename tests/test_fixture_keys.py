@@ -97,6 +97,22 @@ def test_a_key_of_another_object_says_where_it_belongs() -> None:
     ]
 
 
+def test_a_wrapped_tool_or_call_says_which_keys_belong_under_function() -> None:
+    data = fixture()
+    data["request"]["tools"].append({**copy.deepcopy(WRAPPED_TOOL), "parameters": {}})
+    (call,) = data["response"]["tool_calls"]
+    data["response"]["tool_calls"] = [
+        {"type": "function", "function": call, "argumnts": "{}", "id": "call_1"}
+    ]
+    assert key_problems(data) == [
+        (("request", "tools", 1, "parameters"), "`parameters` belongs under `function:`, not here"),
+        (
+            ("response", "tool_calls", 0, "argumnts"),
+            "unknown key 'argumnts' (did you mean 'arguments'?)",
+        ),
+    ]
+
+
 def test_provider_extras_of_recorded_responses_are_allowed_where_they_belong() -> None:
     data = fixture(
         [{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "B"}}],

@@ -18,6 +18,8 @@ from replaygate.loading.models import (
 
 _O = FixtureObject
 KeyProblem = tuple[Loc, str]  # where (the key itself) and what is wrong
+# where a key found at the top level belongs instead: `model` there is its own message
+_TOP_PLACES = {name: place for name, place in FIXTURE_PLACES.items() if name != "model"}
 
 
 def key_problems(
@@ -25,8 +27,7 @@ def key_problems(
 ) -> list[KeyProblem]:
     """Every unknown key of a fixture or recording, and an unknown ``boundary_version``."""
     found: list[KeyProblem] = []
-    top_places = {name: place for name, place in FIXTURE_PLACES.items() if name != "model"}
-    _check(data, (), keys[_O.FIXTURE], found, top_places)
+    _check(data, (), keys[_O.FIXTURE], found, _TOP_PLACES)
     if "boundary_version" in data:
         problem = version_problem(data["boundary_version"], BoundaryVersion)
         if problem is not None:
@@ -64,8 +65,9 @@ def _check_call(
     if not isinstance(item.get("function"), Mapping):
         _check(item, loc, keys[flat], found)
         return
-    inside = dict.fromkeys(keys[function], "under `function:`")
-    _check(item, loc, keys[wrapper], found, {**FIXTURE_PLACES, **inside})
+    if not keys[wrapper].issuperset(item):  # the places are only needed for a message
+        inside = dict.fromkeys(keys[function], "under `function:`")
+        _check(item, loc, keys[wrapper], found, {**FIXTURE_PLACES, **inside})
     _check(item["function"], (*loc, "function"), keys[function], found)
 
 
@@ -76,6 +78,8 @@ def _check(
     found: list[KeyProblem],
     places: Mapping[str, str] = FIXTURE_PLACES,
 ) -> None:
+    if here.issuperset(obj):  # nearly every object: one C-level pass over its keys
+        return
     for key in obj:
         if key not in here:
             elsewhere = {name: place for name, place in places.items() if name not in here}
