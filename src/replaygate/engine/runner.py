@@ -17,6 +17,7 @@ from replaygate.engine.collector import CaseContext
 from replaygate.engine.judge import RECORDED, evaluate_case
 from replaygate.engine.transfer import Sent, compact, rebuild
 from replaygate.errors import EXIT_BUG, ReplayGateError
+from replaygate.loading import folders
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import CaseInput, load_case_input
 from replaygate.loading.pack import Loaded, Pack
@@ -209,7 +210,9 @@ def run_packs(
     # first: with few cycles made while loading, a full one cost more than it freed.
     gc.freeze()
     try:
-        cases = tuple(_evaluate_all(_work(loaded.packs, env, select, source, mode), jobs))
+        # each golden directory opened once and each recordings directory listed once
+        with folders.reading():
+            cases = tuple(_evaluate_all(_work(loaded.packs, env, select, source, mode), jobs))
     finally:
         gc.unfreeze()
     return RunResult(

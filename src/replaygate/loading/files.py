@@ -9,6 +9,7 @@ import operator
 import os
 import stat
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from replaygate.errors import PackError, ReplayGateError
@@ -30,6 +31,20 @@ _SYSTEM_DIRS = ("/proc", "/sys", "/dev")
 _OPEN_FLAGS = functools.reduce(
     operator.or_,
     (getattr(os, flag, 0) for flag in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC", "O_BINARY")),
+    os.O_RDONLY,
+)
+# Reading relative to a directory's descriptor (``read_in``) needs these; without them (Windows)
+# every read takes the full path check.
+_OPEN_AT = (
+    os.open in os.supports_dir_fd
+    and os.stat in os.supports_dir_fd
+    and os.stat in os.supports_follow_symlinks
+    and hasattr(os, "O_NOFOLLOW")
+    and hasattr(os, "O_DIRECTORY")
+)
+_FOLDER_FLAGS = functools.reduce(
+    operator.or_,
+    (getattr(os, flag, 0) for flag in ("O_DIRECTORY", "O_NOFOLLOW", "O_CLOEXEC")),
     os.O_RDONLY,
 )
 _KINDS = {
@@ -182,19 +197,90 @@ def _read_bytes(path: Path, shown: str, max_bytes: int) -> bytes:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         raise PackError(shown, None, _os_problem(exc)) from None
-    with os.fdopen(fd, "rb") as stream:
-        after = os.fstat(stream.fileno())
+    return _read_opened(fd, before, shown, max_bytes)
+
+
+def _read_opened(fd: int, before: os.stat_result, shown: str, max_bytes: int) -> bytes:
+    """The bytes of the file open as ``fd`` (closed here), which was ``before`` when checked."""
+    try:
+        after = os.fstat(fd)
         # the file opened is the file checked, even if a symlink was swapped in between
         if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino):
             raise PackError(shown, None, "file changed while it was being read")
         # ask for the size fstat gave plus one byte, and read on to the limit only if the file
         # grew: asking for the limit itself would allocate 16 MiB for every 2 KB fixture
-        data = stream.read(min(after.st_size, max_bytes) + 1)
+        data = _read_up_to(fd, min(after.st_size, max_bytes) + 1)
         if len(data) > after.st_size:
-            data += stream.read(max_bytes + 1 - len(data))
+            data += _read_up_to(fd, max_bytes + 1 - len(data))
+    finally:
+        os.close(fd)
     if len(data) > max_bytes:
         raise PackError(shown, None, f"file is too large (the limit is {_size(max_bytes)})")
     return data
+
+
+def _read_up_to(fd: int, count: int) -> bytes:
+    """``count`` bytes, fewer only at the end of the file (a read may return less)."""
+    chunks = []
+    while count > 0 and (chunk := os.read(fd, count)):
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
+
+
+@dataclass(frozen=True, slots=True)
+class Folder:
+    """A directory resolved, found inside the repository and out of ``.git``, and opened
+    once, so that a plain name in it is read through the descriptor (``read_in``)."""
+
+    real: str  # the directory's real path: a file in it is os.path.join(real, name)
+    fd: int
+
+
+def open_folder(base: Path, root: Path) -> Folder | None:
+    """``base`` opened for ``read_in``, or None when its files must take ``resolve_inside``:
+    ``base`` is outside ``root``, in ``.git``, not a directory, or the system has no ``openat``.
+    The caller closes ``fd``."""
+    real_base, real_root = _real_dir(os.fspath(base)), _real_dir(os.fspath(root))
+    inside = _inside(real_base, real_root)
+    if not _OPEN_AT or not inside or _is_git(real_base[len(real_root) :].split(os.sep)):
+        return None
+    try:
+        # O_NOFOLLOW: the directory checked is the directory opened, unless a parent moved
+        return Folder(real_base, os.open(real_base, _FOLDER_FLAGS))
+    except OSError:
+        return None
+
+
+def plain_name(name: str) -> bool:
+    """Whether ``name`` is an entry of its directory that ``read_in`` may open itself: not
+    ``.``, ``..`` or ``.git`` (resolve_inside words those refusals), no separator, no NUL."""
+    return (
+        name not in ("", ".", "..")
+        and "/" not in name
+        and os.sep not in name
+        and "\x00" not in name
+        and name.casefold() != ".git"
+    )
+
+
+def read_in(folder: Folder, name: str, *, shown: str, max_bytes: int) -> str | None:
+    """``read_text`` of the ``plain_name`` ``name`` in ``folder``, checked the same way; None
+    when ``resolve_inside`` and ``read_text`` must decide: a symlink (followed only after the
+    full check), or any error (their message is the one to give)."""
+    try:
+        before = os.stat(name, dir_fd=folder.fd, follow_symlinks=False)
+    except OSError:
+        return None
+    if stat.S_ISLNK(before.st_mode):
+        return None
+    _check_regular(before, shown, max_bytes)
+    try:
+        # O_NOFOLLOW: a symlink swapped in since the stat is refused, not followed
+        fd = os.open(name, _OPEN_FLAGS | os.O_NOFOLLOW, dir_fd=folder.fd)
+    except OSError:
+        return None
+    return _decode(_read_opened(fd, before, shown, max_bytes), shown)
 
 
 @functools.cache

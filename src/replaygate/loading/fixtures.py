@@ -12,7 +12,7 @@ from typing import Any, cast
 
 from replaygate.assertions.trace import Trace
 from replaygate.errors import PackError
-from replaygate.loading import files, json_reader, traces
+from replaygate.loading import files, folders, json_reader, traces
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixture_keys import key_problems
@@ -111,7 +111,7 @@ def recording_path(pack: Pack, input_ref: str) -> tuple[Path, str]:
 def _recording(pack: Pack, input_ref: str) -> tuple[Path | None, str]:
     """The sidecar recording's path when one exists, and where it was looked for."""
     candidate = os.path.join(pack.recordings_dir, recording_name(input_ref))
-    if not os.path.lexists(candidate):
+    if not folders.lexists(candidate):
         return None, shown_path(candidate, pack.root)
     return recording_path(pack, input_ref)
 
@@ -181,7 +181,10 @@ Keys = Mapping[FixtureObject, frozenset[str]]
 def _read_checked(path: Path, shown: str, keys: Keys | Callable[[Any], Keys]) -> Any:
     """A fixture or recording: JSON whose objects hold only the keys of the format
     (``keys``, or what ``keys`` picks for the data read)."""
-    text = files.read_text(path, shown=shown, max_bytes=files.MAX_JSON_BYTES)
+    return _checked(files.read_text(path, shown=shown, max_bytes=files.MAX_JSON_BYTES), shown, keys)
+
+
+def _checked(text: str, shown: str, keys: Keys | Callable[[Any], Keys]) -> Any:
     data = json_reader.parse_json(text, shown=shown)
     if callable(keys):
         keys = keys(data)
@@ -198,10 +201,32 @@ def _read_checked(path: Path, shown: str, keys: Keys | Callable[[Any], Keys]) ->
 
 
 def _read_fixture(path: Path, shown: str) -> dict[str, Any]:
-    fixture = _read_checked(path, shown, FIXTURE_KEYS)
+    return _fixture_object(_read_checked(path, shown, FIXTURE_KEYS), shown)
+
+
+def _fixture_object(fixture: Any, shown: str) -> dict[str, Any]:
     if not isinstance(fixture, dict):
         raise PackError(shown, 1, "a fixture must be a JSON object")
     return fixture
+
+
+def _load_fixture(
+    pack: Pack, input_ref: str, file: str, line: int | None
+) -> tuple[Path | str, str, dict[str, Any]]:
+    """The fixture ``input_ref`` names, where it is and how it is shown. Inside ``reading()``
+    a plain name is read through its directory's descriptor, checked once for the run;
+    anything else (a path, a symlink, a problem to word) takes the full check."""
+    base, rest = input_base(input_ref, pack.golden_dir, pack.negative_dir)
+    opened = folders.folder(base, pack.root) if files.plain_name(rest) else None
+    if opened is not None:
+        path = os.path.join(opened.real, rest)
+        shown = shown_path(path, pack.root)
+        text = files.read_in(opened, rest, shown=shown, max_bytes=files.MAX_JSON_BYTES)
+        if text is not None:
+            return path, shown, _fixture_object(_checked(text, shown, FIXTURE_KEYS), shown)
+    found = _fixture_path(pack, input_ref, file, line)
+    shown = shown_path(found, pack.root)
+    return found, shown, _read_fixture(found, shown)
 
 
 def read_fixture(pack: Pack, contract: Contract, case: GoldenCase) -> dict[str, Any]:
@@ -237,9 +262,7 @@ def load_input(
     golden case ``case_id`` when there is one: its record command is given)."""
     from_fixture = False  # whether a trace's shape problem can be looked up in the fixture
     try:
-        path = _fixture_path(pack, input_ref, file, line)
-        shown = shown_path(path, pack.root)
-        fixture = _read_fixture(path, shown)
+        path, shown, fixture = _load_fixture(pack, input_ref, file, line)
         recording, looked_in = _read_recording(pack, input_ref)
         request, schemas = normalize_request(fixture.get("request"))
         provider = recording.provider if recording and recording.provider else None
@@ -284,7 +307,7 @@ def load_input(
     )
 
 
-def shape_line(path: Path, shown: str, loc: tuple[str | int, ...]) -> int | None:
+def shape_line(path: Path | str, shown: str, loc: tuple[str | int, ...]) -> int | None:
     """The line of ``loc`` (keys and indexes) in the JSON file."""
-    text = files.read_text(path, shown=shown, max_bytes=files.MAX_JSON_BYTES)
+    text = files.read_text(Path(path), shown=shown, max_bytes=files.MAX_JSON_BYTES)
     return json_reader.line_of_key(text, loc)
