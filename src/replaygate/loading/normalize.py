@@ -30,13 +30,17 @@ class ToolCall:
 
 def _flat(item: Any, where: str, index: int) -> Mapping[str, Any]:
     """A tool or tool call as {name, ...}: flat, OpenAI-wrapped or Anthropic tool_use."""
-    if not isinstance(item, Mapping):
+    if type(item) is not dict and not isinstance(item, Mapping):  # JSON gives dicts: no ABC
         kind = type(item).__name__
         raise FixtureShapeError(f"{where}[{index}]: expected an object, got {kind}")
     inner = item.get("function")
-    if isinstance(inner, Mapping):
-        merged = {k: v for k, v in item.items() if k not in ("function", "type")}
-        return {**merged, **inner}
+    if type(inner) is dict or isinstance(inner, Mapping):
+        # the wrapper's other keys first, in their order, then the function's, which win
+        merged = dict(item)
+        del merged["function"]
+        merged.pop("type", None)
+        merged.update(inner)
+        return merged
     if item.get("type") == "tool_use" and "input" in item:
         rest = {k: v for k, v in item.items() if k not in ("input", "type")}
         return {**rest, "arguments": item["input"]}
