@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import sys
 import threading
 from typing import Any
 from unittest import mock
@@ -392,3 +393,32 @@ def test_an_enum_of_objects_is_shown_as_jsonschema_sees_it() -> None:
     (found,) = violations(schema, EmbeddedJson({"a": 3}))
     assert found.message == "3 is not one of [{'a': 2, 'b': 1}]"
     assert [found] == _explained_by_jsonschema(schema, {"a": 3})
+
+
+# Schemas a faster cache key could confuse: types, float bits, key order, huge integers.
+LOOKALIKES: list[dict[Any, Any]] = [
+    {"type": "integer", "maximum": 1},
+    {"maximum": 1.0, "type": "integer"},
+    {"type": "integer", "maximum": True},
+    {"maximum": None},
+    {"maximum": float("nan")},
+    {"maximum": -0.0},
+    {"maximum": 0.0},
+    {"maximum": 2**70},
+    {"enum": [1, "1"]},
+    {"enum": ["1", 1]},
+    {1: "x"},
+]
+
+
+@pytest.mark.parametrize("msgspec_loaded", [True, False])
+def test_a_schema_is_looked_up_by_its_canonical_text_whatever_came_before(
+    monkeypatch: pytest.MonkeyPatch, msgspec_loaded: bool
+) -> None:
+    import msgspec
+
+    if not msgspec_loaded:
+        monkeypatch.delitem(sys.modules, msgspec.__name__)
+    expected = [tool_schemas._CANONICAL.encode(schema) for schema in LOOKALIKES]
+    for _ in range(2):  # the second time, from what the first one stored
+        assert [tool_schemas._canonical(schema) for schema in LOOKALIKES] == expected
