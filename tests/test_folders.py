@@ -239,8 +239,8 @@ class TestLexists:
             ("A.Recording.json", "a.recording.json"),  # the same name on a folding file system
             ("\u212a.recording.json", "k.recording.json"),  # KELVIN SIGN: K there
             ("x.json", "caf\u00e9.recording.json"),  # a name that is not ASCII
-            ("x.json", "a~1.json"),  # a Windows short name
-            ("x.json", "x.json."),  # Windows drops a trailing dot
+            ("x.json", "a~1.json"),  # a short name (vfat)
+            ("x.json", "x.json."),  # vfat drops a trailing dot
             ("x.json", ".."),
         ],
     )

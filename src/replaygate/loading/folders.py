@@ -12,10 +12,12 @@ from pathlib import Path
 
 from replaygate.loading import files
 
-# A name whose spellings on any file system are its ASCII case variants: a listing can say it
-# is absent. Any other name asks the file system: non-ASCII, a Windows stream (`:`) or short
-# name (`~`), `.` and `..` (never listed), a trailing dot (Windows drops it).
+# A name whose spellings on any POSIX file system are its ASCII case variants: a listing can
+# say it is absent. Any other name asks the file system: non-ASCII, a short name (`~`, vfat),
+# `.` and `..` (never listed), a trailing dot (vfat drops it). Windows always asks: a device
+# name (`CON.json`) exists in every folder.
 _CERTAIN_NAME = re.compile(r"[A-Za-z0-9_-]([A-Za-z0-9._-]*[A-Za-z0-9_-])?")
+_LISTED = os.name == "posix"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +69,7 @@ def lexists(path: str) -> bool:
     """``os.path.lexists(path)``, answered False from this run's listing of its directory
     when that listing proves it: no entry is ``path``'s name in any case."""
     directory, _, name = path.rpartition(os.sep)
-    if _RUNS and directory and _CERTAIN_NAME.fullmatch(name):
+    if _RUNS and _LISTED and directory and _CERTAIN_NAME.fullmatch(name):
         listings = _RUNS[-1].listings
         if directory not in listings:
             listings[directory] = _list(directory)
