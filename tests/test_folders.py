@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from packbuilder import fixture, make_pack
+from replaygate import cli
 from replaygate.errors import PackError
 from replaygate.loading import files, folders
 from replaygate.loading.fixtures import CaseInput, load_input
@@ -111,6 +112,28 @@ def test_a_fixture_replaced_by_a_symlink_after_its_folder_opened_is_refused(
         refused
         == "input_ref 'ok.json' leaves the golden directory packs/p/golden through a symlink"
     )
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_run_and_validate_read_through_their_folders_and_refuse_a_fixture_that_leaves(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    root = tmp_path / "repo"
+    make_pack(root)
+    (tmp_path / "outside.json").write_text(json.dumps(fixture()))
+    (root / "packs/p/golden/ok.json").unlink()
+    (root / "packs/p/golden/ok.json").symlink_to(tmp_path / "outside.json")
+    entered = []
+    reading = folders.reading
+    monkeypatch.setattr(folders, "reading", lambda: entered.append(command) or reading())
+    monkeypatch.chdir(root)
+    assert cli.main([command]) != 0
+    assert entered == [command]  # the path under test is the one meant
+    leaves = "input_ref 'ok.json' leaves the golden directory packs/p/golden through a symlink"
+    assert leaves in capsys.readouterr().out
 
 
 def test_a_golden_directory_leaving_the_repository_is_never_opened(tmp_path: Path) -> None:

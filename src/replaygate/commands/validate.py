@@ -22,6 +22,7 @@ def add_parser(sub: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from replaygate.loading import folders
     from replaygate.loading.fixtures import load_case_input
     from replaygate.report.grammar import counted
     from replaygate.report.text import render_problems, render_warnings
@@ -29,13 +30,14 @@ def main(args: argparse.Namespace) -> int:
 
     loaded = load_named(args)
     problems = list(loaded.problems)
-    for pack in loaded.packs:
-        for contract in pack.contracts:
-            for case in contract.golden_cases:
-                found = load_case_input(pack, contract, case)
-                if isinstance(found, str):
-                    message = f"case {case.id!r}: {found}"
-                    problems.append(Problem(contract.file, case.line, message))
+    with folders.reading():  # each golden directory opened once, as `run` reads them
+        for pack in loaded.packs:
+            for contract in pack.contracts:
+                for case in contract.golden_cases:
+                    found = load_case_input(pack, contract, case)
+                    if isinstance(found, str):
+                        message = f"case {case.id!r}: {found}"
+                        problems.append(Problem(contract.file, case.line, message))
     color = wants_color(args.color, os.environ, sys.stdout)
     lines = render_problems(problems, color=color)
     lines += render_warnings(loaded.warnings, color=color)
