@@ -157,6 +157,27 @@ def test_a_folder_inside_git_is_never_opened(tmp_path: Path) -> None:
     os.close(opened.fd)
 
 
+def test_a_run_keeps_few_folders_open_however_many_packs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A descriptor a folder holds is one a fixture read cannot have: the oldest is closed."""
+    monkeypatch.setattr(folders, "MAX_OPEN", 2)
+    make_pack(tmp_path, fixtures={"ok.json": json.dumps(fixture())})
+    bases = [tmp_path / f"f{i}" for i in range(5)]
+    before = len(os.listdir("/dev/fd"))
+    with folders.reading():
+        for base in bases:
+            base.mkdir()
+            assert folders.folder(base, tmp_path) is not None
+        assert len(os.listdir("/dev/fd")) == before + 2
+        kept = [opened.fd for opened in folders._RUNS[-1].folders.values() if opened]
+        assert len(kept) == 2
+        assert folders.folder(bases[0], tmp_path) is not None  # opened again when needed
+    for fd in kept:
+        with pytest.raises(OSError):
+            os.fstat(fd)  # closed with the run
+
+
 def test_outside_a_run_nothing_is_opened(pack: Pack) -> None:
     assert folders.folder(pack.golden_dir, pack.root) is None
 

@@ -18,6 +18,10 @@ from replaygate.loading import files
 # name (`CON.json`) exists in every folder.
 _CERTAIN_NAME = re.compile(r"[A-Za-z0-9_-]([A-Za-z0-9._-]*[A-Za-z0-9_-])?")
 _LISTED = os.name == "posix"
+# Directories kept open at once, the least recently opened closed first: a repository of a
+# thousand packs must not use up the process's descriptors (often 1,024), which its fixture
+# reads need too. Cases are read pack by pack, so a few suffice.
+MAX_OPEN = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,10 @@ def folder(base: Path, root: Path) -> files.Folder | None:
     opened = _RUNS[-1].folders
     key = (os.fspath(base), os.fspath(root))
     if key not in opened:
+        if len(opened) >= MAX_OPEN:
+            oldest = opened.pop(next(iter(opened)))
+            if oldest is not None:
+                os.close(oldest.fd)
         opened[key] = files.open_folder(base, root)
     return opened[key]
 
