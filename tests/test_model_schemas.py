@@ -197,7 +197,11 @@ SCALARS = st.sampled_from(
         "1", 10**30,
     ]
 )  # fmt: skip
-KEYS = st.sampled_from(["Tool", "a[b", "x", "tool ", "golden_case", "expect_tool", "", "1"])
+# misspellings, and every key of every model: one out of its place gets a hint of where it
+# belongs ("under `paths:`", "in each item of `golden_cases:`"), read from the models' keys
+MODEL_KEYS = sorted({name for oracle, _ in PAIRS for name in oracle.model_fields})
+MISSPELT = ["Tool", "a[b", "x", "tool ", "golden_case", "expect_tool", "", "1"]
+KEYS = st.sampled_from([*MISSPELT, *MODEL_KEYS])
 ODD_KEYS = st.sampled_from([1, True, None, 2.5])
 
 
@@ -281,6 +285,24 @@ def test_each_nested_model_validates_as_before(
     oracle: type[BaseModel], ours: type[Record], data: st.DataObject
 ) -> None:
     _same(oracle, ours, data.draw(documents(oracle, depth=1)))
+
+
+@pytest.mark.parametrize(
+    ("key", "place"),
+    [
+        ("input_ref", "in each item of `golden_cases:`"),
+        ("argument_invariants", "in each item of `expected_tool_calls:`"),
+        ("max_attempts", "under `retries:`"),
+        ("on_429", "under `rate_limits:`"),
+    ],
+)
+def test_a_key_out_of_its_place_says_where_it_belongs(key: str, place: str) -> None:
+    data = {"tool": "t", "golden_cases": [{"id": "a", "input_ref": "b", "expect_ok": True}]}
+    data[key] = 1
+    with pytest.raises(ValidationError) as caught:
+        models.ContractModel.model_validate(data)
+    errors = validation_errors(caught.value, data, models.ContractModel)
+    assert errors == [((key,), f"`{key}` belongs {place}, not here")]
 
 
 def test_a_model_compares_copies_and_pickles_by_value() -> None:

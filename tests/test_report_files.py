@@ -142,6 +142,23 @@ def test_a_fifo_is_written_to_not_replaced(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
 
 
+@pytest.mark.posix
+def test_a_report_in_pieces_goes_through_a_fifo_whole(tmp_path: Path) -> None:
+    """The JSON and JUnit reports come in pieces: a device or pipe is written them all, in
+    order, as a file is (`--json /dev/stdout` in a pipeline, `--junit /dev/null`)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(
+        target=lambda: received.append(fifo.read_text(encoding="utf-8")), daemon=True
+    )
+    reader.start()
+    write_atomic(fifo, iter(["{\n", '"a": 1', "\n}\n"]))
+    reader.join(timeout=10)
+    assert received == ['{\n"a": 1\n}\n']
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
 def test_a_report_under_a_file_is_a_one_line_error(tmp_path: Path) -> None:
     (tmp_path / "taken").write_text("a file, not a folder")
     with pytest.raises(ReplayGateError, match=r"^cannot write .*taken.r\.json: [^\n]+$"):
