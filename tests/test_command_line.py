@@ -247,6 +247,44 @@ def test_a_report_on_stdout_leaves_stdout_parseable(tmp_path: Path, report: str)
     assert not (tmp_path / "-").exists()
 
 
+def run_redirected(args: list[str], cwd: Path, out: Path, err: Path) -> int:
+    """The command with stdout and stderr redirected to files, as a shell's `> out 2> err`."""
+    with out.open("w") as stdout, err.open("w") as stderr:
+        done = subprocess.run(
+            [sys.executable, "-m", "replaygate.cli", *args], cwd=cwd, stdout=stdout,
+            stderr=stderr, timeout=120, check=False,
+        )  # fmt: skip
+    return done.returncode
+
+
+# A link of our own to the stream, not /dev/stdout itself: if the rule broke, this test would
+# otherwise replace the machine's /dev/stdout (the test runs as root in the image's CI).
+@pytest.mark.skipif(sys.platform != "linux", reason="/proc/self/fd is Linux's")
+def test_a_report_to_the_file_stdout_is_open_on_is_written_to_stdout(tmp_path: Path) -> None:
+    make_pack(tmp_path / "repo", fixtures=FAILING)
+    stdout_link = tmp_path / "stdout"
+    stdout_link.symlink_to("/proc/self/fd/1")
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    assert run_redirected(["run", "--json", str(stdout_link)], tmp_path / "repo", out, err) == 1
+    assert stdout_link.is_symlink(), "the link was replaced by the report"
+    assert json.loads(out.read_text())["totals"]["failed"] == 1  # the report, whole
+    assert "is not equal to 'Bern'" in err.read_text()  # the terminal report moved to stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="/proc/self/fd is Linux's")
+def test_a_report_to_the_file_stderr_is_open_on_is_refused(tmp_path: Path) -> None:
+    make_pack(tmp_path / "repo", fixtures=FAILING)
+    stderr_link = tmp_path / "stderr"
+    stderr_link.symlink_to("/proc/self/fd/2")
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    assert run_redirected(["run", "--junit", str(stderr_link)], tmp_path / "repo", out, err) == 4
+    assert stderr_link.is_symlink()
+    assert err.read_text() == (
+        f"replaygate: --junit {stderr_link}: that is the file this run's messages go to; give "
+        "another file, or - for standard output\n"
+    )
+
+
 def test_two_reports_cannot_share_stdout(tmp_path: Path) -> None:
     make_pack(tmp_path)
     done = run(["run", "--json", "-", "--junit", "-"], tmp_path)

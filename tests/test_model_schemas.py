@@ -320,6 +320,12 @@ def test_a_model_compares_copies_and_pickles_by_value() -> None:
     assert "GoldenCaseModel(id='a', input_ref='a.json', expect_ok=True" in repr(contract)
 
 
+def test_a_model_is_built_only_by_validation() -> None:
+    with pytest.raises(TypeError, match="model_validate"):
+        models.TimeoutsModel()
+    assert vars(models.TimeoutsModel.defaults()) == {"total_ms": 30000, "connect_ms": 10000}
+
+
 def test_a_model_is_read_only() -> None:
     paths = models.PackPaths.model_validate({"golden_dir": "g"})
     with pytest.raises(AttributeError, match="read-only"):

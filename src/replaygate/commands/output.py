@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import TextIO, TypeVar
@@ -87,9 +89,38 @@ def wants_color(mode: ColorMode, environ: Mapping[str, str], stream: TextIO) -> 
 
 
 def stdout_report(args: argparse.Namespace) -> str | None:
-    """The report written to stdout (``--json -`` ...), if any; only one can be."""
+    """The report written to stdout (``--json -`` ...), if any; only one can be.
+
+    A path naming the file stdout is open on (``/dev/stdout``, ``/proc/self/fd/1``, a link
+    to them, the file the shell redirected stdout to) is read as ``-``: written atomically,
+    the report would be renamed over that path (as root, over ``/dev/stdout`` itself) and the
+    terminal report would follow it into a file no longer named. Standard error's file is
+    refused when it is a regular file, for the same reason.
+    """
+    for name in REPORT_OPTIONS:
+        path = getattr(args, name, None)
+        if not path or path == STDOUT:
+            continue
+        if _names_stream(path, 1):
+            setattr(args, name, STDOUT)
+        elif _names_stream(path, 2, regular=True):
+            raise UsageError(
+                f"--{name} {path}: that is the file this run's messages go to; give another "
+                "file, or - for standard output"
+            )
     chosen = [name for name in REPORT_OPTIONS if getattr(args, name, None) == STDOUT]
     if len(chosen) > 1:
         names = " and ".join(f"--{name}" for name in chosen)
         raise UsageError(f"{names} cannot both write to stdout (-); give one of them a file")
     return chosen[0] if chosen else None
+
+
+def _names_stream(path: str, fd: int, *, regular: bool = False) -> bool:
+    """Whether ``path`` is the file open as ``fd`` (a regular file, when ``regular``)."""
+    try:
+        named, stream = os.stat(path), os.fstat(fd)
+    except (OSError, ValueError):  # no such path, or no such stream (closed, detached)
+        return False
+    if regular and not stat.S_ISREG(stream.st_mode):
+        return False
+    return (named.st_dev, named.st_ino) == (stream.st_dev, stream.st_ino)

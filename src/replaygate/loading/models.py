@@ -95,6 +95,9 @@ class Record:
     __schema__: ClassVar[cs.CoreSchema]
     __validator__: ClassVar[SchemaValidator | None] = None
 
+    def __init__(self) -> None:  # pydantic-core builds instances without calling it
+        raise TypeError(f"{type(self).__name__} is built by model_validate() or defaults()")
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is read-only")
 
