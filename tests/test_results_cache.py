@@ -119,29 +119,72 @@ def add_recording(root: Path) -> None:
     (root / "packs/p/recordings/ok.recording.json").write_text(json.dumps(RECORDING))
 
 
-# each changes one input of the case "other" (or of both): a run after it must judge them again
-CHANGES: dict[str, tuple[Callable[[Path], None], int]] = {
-    "pack.yaml": (flip_file("pack.yaml"), 2),
-    "contract": (flip_file("contracts/c.yaml"), 2),
-    "fixture": (flip_file("golden/other.json"), 1),
-    "recording": (flip_file("recordings/other.recording.json"), 1),
-    "recording removed": (remove_recording, 1),
-    "recording added": (add_recording, 1),
+def edit_contract(old: str, new: str) -> Callable[[Path], None]:
+    def edit(root: Path) -> None:
+        path = root / "packs/p/contracts/c.yaml"
+        text = path.read_text()
+        assert old in text
+        path.write_text(text.replace(old, new))
+
+    return edit
+
+
+OTHER = "  - id: other\n    input_ref: other.json\n    expect_ok: true\n"
+THIRD = "  - id: third\n    input_ref: ok.json\n    expect_ok: true\n"
+# each changes one input of the case "other" (or of every case): the run after it judges
+# them again (hits, misses), and parses the contract again
+CHANGES: dict[str, tuple[Callable[[Path], None], int, int]] = {
+    "pack.yaml": (flip_file("pack.yaml"), 0, 2),
+    "contract": (flip_file("contracts/c.yaml"), 0, 2),
+    "fixture": (flip_file("golden/other.json"), 1, 1),
+    "recording": (flip_file("recordings/other.recording.json"), 1, 1),
+    "recording removed": (remove_recording, 1, 1),
+    "recording added": (add_recording, 1, 1),
+    "contract names another fixture": (edit_contract("ref: other.json", "ref: ok.json"), 0, 2),
+    "case added": (edit_contract(OTHER, OTHER + THIRD), 0, 3),
+    "case removed": (edit_contract(OTHER, ""), 0, 1),
+    "case id renamed": (edit_contract("id: other", "id: another"), 0, 2),
 }
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The contracts a cached run parses, as it parses them."""
+    from replaygate.results import cache_contracts
+
+    found: list[str] = []
+
+    def counted(path: Path, pack: Any) -> Any:
+        found.append(path.name)
+        return parse(path, pack)
+
+    parse = cache_contracts.parse_contract
+    monkeypatch.setattr(cache_contracts, "parse_contract", counted)
+    return found
 
 
 @pytest.mark.parametrize("change", CHANGES)
 def test_a_changed_byte_in_any_input_is_a_miss(
-    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: str
+    repo: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    change: str,
+    parsed: list[str],
 ) -> None:
     cache = tmp_path / "cache"
     run(capsys, str(repo / "packs"), cache=cache)
-    alter, judged = CHANGES[change]
+    assert run(capsys, str(repo / "packs"), cache=cache)[2]["hits"] == 2
+    assert parsed == ["c.yaml"]  # the warm run did not parse it
+    alter, hits, misses = CHANGES[change]
     alter(repo)
     expected = run_plain(capsys, repo)
     code, shown, counts = run(capsys, str(repo / "packs"), cache=cache)
-    assert counts == {"hits": 2 - judged, "misses": judged, "uncached": 0}
+    assert counts == {"hits": hits, "misses": misses, "uncached": 0}
     assert (code, shown) == expected[:2]
+    assert parsed == ["c.yaml", "c.yaml"]
+    again = run(capsys, str(repo / "packs"), cache=cache)
+    assert again == (code, shown, {"hits": hits + misses, "misses": 0, "uncached": 0})
+    assert parsed == ["c.yaml", "c.yaml"]
 
 
 @pytest.mark.parametrize(
@@ -252,6 +295,72 @@ def test_an_entry_that_does_not_decode_exactly_is_ignored_and_rewritten(
     assert (code, shown) == expected
     assert counts["hits"] == 0
     assert run(capsys, str(repo / "packs"), cache=cache)[2]["hits"] == 2
+
+
+def tamper_case(change: Callable[[dict[str, Any]], object]) -> Callable[[Any], object]:
+    return lambda entry: [change(case) for case in entry["cases"] if case["id"] == "other"]
+
+
+# a contract entry changed: each is a miss (the contract is parsed), never a crash
+TAMPERED: dict[str, Callable[[Any], object]] = {
+    "env not a list": lambda entry: entry.update(env="CITY"),
+    "env a number": lambda entry: entry.update(env=[1]),
+    "an env name dropped": lambda entry: entry.update(env=[]),
+    "an env name added": lambda entry: entry["env"].append("HOME"),
+    "cases not a list": lambda entry: entry.update(cases={}),
+    "a case not a mapping": lambda entry: entry["cases"].append("third"),
+    "a case with an extra key": tamper_case(lambda case: case.update(extra=1)),
+    "a case without a key": tamper_case(lambda case: case.pop("line")),
+    "a line as text": tamper_case(lambda case: case.update(line="9")),
+    "a line as true": tamper_case(lambda case: case.update(line=True)),
+    "modes not a list": tamper_case(lambda case: case.update(provider_modes="recorded")),
+    "a case id twice": tamper_case(lambda case: case.update(id="ok")),
+    "a case renamed": tamper_case(lambda case: case.update(id="another")),
+    "another fixture named": tamper_case(lambda case: case.update(input_ref="ok.json")),
+    "expect_ok flipped": tamper_case(lambda case: case.update(expect_ok=False)),
+    "a case moved a line": tamper_case(lambda case: case.update(line=case["line"] + 1)),
+    "an extra key": lambda entry: entry.update(more=1),
+    "an entry a list": None,
+}
+
+
+@pytest.mark.parametrize("how", TAMPERED)
+def test_a_contract_entry_changed_is_a_miss_and_the_contract_is_parsed(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str, parsed: list[str]
+) -> None:
+    cache = tmp_path / "cache"
+    expected = run(capsys, str(repo / "packs"), cache=cache)[:2]
+    file = cache / CACHE_FILE
+    data = json.loads(file.read_text())
+    ((key, entry),) = data["contracts"].items()
+    change = TAMPERED[how]
+    if change is None:
+        data["contracts"][key] = list(entry)
+    else:
+        change(entry)
+    file.write_text(json.dumps(data))
+    assert run(capsys, str(repo / "packs"), cache=cache)[:2] == expected
+    assert parsed == ["c.yaml", "c.yaml"]
+    # the entry was written again: the next run does not parse the contract
+    assert run(capsys, str(repo / "packs"), cache=cache) == (
+        *expected,
+        {"hits": 2, "misses": 0, "uncached": 0},
+    )
+    assert parsed == ["c.yaml", "c.yaml"]
+
+
+def test_a_warm_run_of_one_case_reports_it_alone(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], parsed: list[str]
+) -> None:
+    cache = tmp_path / "cache"
+    one = f"{repo}/packs/p/contracts/c.yaml::other"
+    expected = cli.main(["run", one, "-v"]), capsys.readouterr().out
+    run(capsys, str(repo / "packs"), cache=cache)
+    code, shown, counts = run(capsys, one, cache=cache)
+    assert counts == {"hits": 1, "misses": 0, "uncached": 0}
+    assert (code, shown) == (expected[0], re.sub(r" in [0-9.]+s$", "", expected[1], flags=re.M))
+    assert "other" in shown and " ok" not in shown
+    assert parsed == ["c.yaml"]
 
 
 def test_a_cache_inside_the_repository_is_refused(
@@ -365,6 +474,25 @@ def test_a_results_entry_decodes_to_the_result_it_encodes() -> None:
     for case in sample_result().cases:
         data = json.loads(json.dumps(cache_codec.encode(case)))
         assert cache_codec.decode(data, order=case.order, duration_s=case.duration_s) == case
+
+
+def test_a_contract_entry_decodes_to_the_cases_it_encodes() -> None:
+    from replaygate.loading.contract import GoldenCase
+    from replaygate.results import cache_contracts
+
+    assert set(cache_contracts._CASE) == {f.name for f in fields(GoldenCase)}
+    cases = (
+        GoldenCase("a", "a.json", True, None, ("recorded", "openai"), 3, 5),
+        GoldenCase("b", "n/b.json", False, "wrong_tool", None, 7, 9, skip="why"),
+    )
+    contract = cache_contracts.unparsed({"env": [], "cases": []}, "c.yaml", "p/c.yaml")
+    assert contract is not None
+    entry = cache_contracts.contract_entry(replace(contract, golden_cases=cases), {"B", "A"})
+    assert entry is not None and entry["env"] == ["A", "B"]
+    back = cache_contracts.unparsed(json.loads(json.dumps(entry)), "c.yaml", "p/c.yaml")
+    assert back is not None
+    assert (back.path, back.file, back.golden_cases) == ("c.yaml", "p/c.yaml", cases)
+    assert back.env_names == ("A", "B")
 
 
 def test_a_result_json_cannot_hold_exactly_is_not_stored() -> None:

@@ -5,16 +5,17 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from replaygate.engine.runner import CaseKey, Select, Source, run_packs
 from replaygate.errors import ReplayGateError, UsageError
-from replaygate.loading.contract import GoldenCase
+from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import find_repository_root
 from replaygate.loading.pack import Loaded, Pack
 from replaygate.report.files import write_atomic
-from replaygate.results.cache import CACHE_FILE, Store, load_store
+from replaygate.results.cache import CACHE_FILE, Store
+from replaygate.results.cache_contracts import Unparsed, WarmContracts
 from replaygate.results.cache_keys import Keys, age_window, code_identity
 from replaygate.results.model import CaseResult, Problem, RunResult
 
@@ -23,14 +24,20 @@ Pending = dict[CaseKey, tuple[str, Pack, GoldenCase]]  # a miss: its key, pack a
 
 def refuse_inside_repository(folder: str, loaded: Loaded, cwd: Path) -> None:
     """A cache is trusted input: one a pull request could commit is refused."""
+    refuse_inside(folder, loaded.roots, (cwd, *(p.directory for p in loaded.packs)))
+
+
+def refuse_inside(folder: str, roots: Iterable[Path], folders: Iterable[Path]) -> None:
+    """Refuse a cache folder inside one of the ``roots`` or the git repository of one of
+    the ``folders``."""
     if not folder:
         raise UsageError("--cache: give a folder outside the repository")
     where = Path(os.path.realpath(folder))
-    roots = [Path(os.path.realpath(root)) for root in loaded.roots]
+    inside = [Path(os.path.realpath(root)) for root in roots]
     # the git repositories too: --root may name a folder inside one
-    found = [find_repository_root(start) for start in (cwd, *(p.directory for p in loaded.packs))]
-    roots += [repository for repository in found if repository is not None]
-    for root in roots:
+    found = [find_repository_root(start) for start in folders]
+    inside += [repository for repository in found if repository is not None]
+    for root in inside:
         if where.is_relative_to(root):
             raise UsageError(
                 f"--cache {folder}: the folder is inside the repository {root}; keep the "
@@ -38,29 +45,38 @@ def refuse_inside_repository(folder: str, loaded: Loaded, cwd: Path) -> None:
             )
 
 
+def warm_contracts(folder: str, env: Mapping[str, str], model: str | None) -> WarmContracts:
+    """The contract loader of a cached run (load before ``run_cached``)."""
+    identity = code_identity()
+    cwd = Path.cwd()
+
+    def refuse(pack: Pack) -> None:  # before the cache is read for this pack's contracts
+        refuse_inside(folder, [pack.root], [cwd, pack.directory])
+
+    return WarmContracts(folder, Keys(env, model, identity), identity, refuse)
+
+
 def run_cached(
     folder: str,
+    warm: WarmContracts,
     loaded: Loaded,
     env: Mapping[str, str],
     select: Select | None,
     *,
     jobs: int,
     source: Source,
-    model: str | None,
 ) -> RunResult:
-    """The run, with the cached results of unchanged cases; the cache file rewritten when
-    that changes it."""
+    """The run of ``loaded`` (its contracts loaded by ``warm``), with the cached results of
+    unchanged cases; the cache file rewritten when that changes it."""
     refuse_inside_repository(folder, loaded, Path.cwd())
-    started = time.time()
     clock = time.perf_counter()
-    identity = code_identity()
-    store = load_store(folder, identity)
-    hits, pending = _look_up(store, Keys(env, model, identity), loaded, select, started)
+    store = warm.store()
+    hits, pending = _look_up(store, warm, loaded, select)
     rest = run_packs(
         loaded, env, lambda key: key not in hits and (select is None or select(key)), jobs=jobs,
         source=source,
     )  # fmt: skip
-    _store(store, pending, rest.cases, started, time.time())
+    _store(store, pending, rest.cases, warm.now, time.time())
     saved = _save(store, folder)
     cases = tuple(sorted((*rest.cases, *hits.values()), key=lambda case: case.order))
     counts = {"hits": store.hits, "misses": store.misses, "uncached": len(cases) - len(hits)}
@@ -96,7 +112,7 @@ def _save(store: Store, folder: str) -> tuple[Problem, ...]:
 
 
 def _look_up(
-    store: Store, keys: Keys, loaded: Loaded, select: Select | None, now: float
+    store: Store, warm: WarmContracts, loaded: Loaded, select: Select | None
 ) -> tuple[dict[CaseKey, CaseResult], Pending]:
     """The selected cases' cached results, and the keys of those to judge and store."""
     hits: dict[CaseKey, CaseResult] = {}
@@ -106,14 +122,33 @@ def _look_up(
         for contract in pack.contracts:
             for case in contract.golden_cases:
                 name = (pack.pack_id, contract.path, case.id)
-                key = keys.case(pack, contract, case) if select is None or select(name) else None
-                found = store.get(key, now, order=order) if key is not None else None
-                if found is not None:
-                    hits[name] = found
-                elif key is not None:
-                    pending[name] = (key, pack, case)
+                if select is None or select(name):
+                    _look_up_case(store, warm, (pack, contract, case), order, hits, pending)
                 order += 1
     return hits, pending
+
+
+def _look_up_case(
+    store: Store,
+    warm: WarmContracts,
+    item: tuple[Pack, Contract, GoldenCase],
+    order: int,
+    hits: dict[CaseKey, CaseResult],
+    pending: Pending,
+) -> None:
+    pack, contract, case = item
+    name = (pack.pack_id, contract.path, case.id)
+    if isinstance(contract, Unparsed):  # every case of it hit while loading
+        hit_key, result = warm.found[(pack.directory, contract.path, case.id)]
+        store.hit(hit_key)
+        hits[name] = dataclasses.replace(result, order=order)
+        return
+    key = warm.keys.case(pack, contract, case)
+    found = store.get(key, warm.now, order=order) if key is not None else None
+    if found is not None:
+        hits[name] = found
+    elif key is not None:
+        pending[name] = (key, pack, case)
 
 
 def _store(

@@ -95,7 +95,12 @@ def _main(args: argparse.Namespace) -> int:
     if args.cache is not None and args.provider != "recorded":
         raise UsageError("--cache: live runs are never cached; drop --cache or --provider")
     shard = parse_shard(args.shard) if args.shard is not None else None
-    loaded = load_named(args)
+    warm = None
+    if args.cache is not None:
+        from replaygate.commands.cached import warm_contracts  # only a cached run needs it
+
+        warm = warm_contracts(args.cache, dict(os.environ), args.model)
+    loaded = load_named(args, warm)
     select = None
     if shard is not None:
         chosen = shard.select(case_keys(loaded.packs))
@@ -103,15 +108,14 @@ def _main(args: argparse.Namespace) -> int:
     if args.provider == "recorded":
         source = functools.partial(load_case_input, model=args.model)
         jobs = args.jobs or _default_jobs()
-        if args.cache is None:
+        if warm is None:
             result = run_packs(loaded, dict(os.environ), select, jobs=jobs, source=source)
         else:
-            from replaygate.commands.cached import run_cached  # only a cached run needs it
+            from replaygate.commands.cached import run_cached
 
             result = run_cached(
-                args.cache, loaded, dict(os.environ), select, jobs=jobs, source=source,
-                model=args.model,
-            )  # fmt: skip
+                args.cache, warm, loaded, dict(os.environ), select, jobs=jobs, source=source
+            )
     else:
         result = _run_live(args, loaded, select)
     meta = dict(result.meta)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -176,6 +176,16 @@ def load_contract(path: Path, pack_dir: Path, root: Path) -> Contract:
     return compile_contract(model, raw, path=contract_path(path, pack_dir, root), file=shown)
 
 
+# How a contract file becomes a Contract, given the pack as far as it is loaded (its
+# settings; no contracts, no allowlist yet): parsed, or (run --cache) known from a cache entry.
+ContractLoader = Callable[[Path, Pack], Contract]
+
+
+def parse_contract(path: Path, pack: Pack) -> Contract:
+    """The contract file parsed and compiled."""
+    return load_contract(path, pack.directory, pack.root)
+
+
 @dataclass(frozen=True, slots=True)
 class _Layout:
     contracts_dir: Path
@@ -225,7 +235,11 @@ def _no_golden_dir(golden_dir: Path, pack_dir: Path, root: Path) -> str:
 
 
 def load_pack(
-    pack_file: Path, root: Root, now: datetime, selection: Selection | None = None
+    pack_file: Path,
+    root: Root,
+    now: datetime,
+    selection: Selection | None = None,
+    load: ContractLoader = parse_contract,
 ) -> tuple[Pack | None, list[Problem], list[Problem]]:
     """Load a pack (the selected part of it): the pack, its problems and its warnings.
 
@@ -248,7 +262,8 @@ def load_pack(
     if selection.everything:
         problems += _unlisted(model, layout.contracts_dir, pack_dir, raw, shown)
     chosen = [path for path in contract_files if selection.wants_contract(path)]
-    loaded = list(_load_contracts(chosen, pack_dir, root.path, problems))
+    draft = _draft(model, pack_dir, root.path, layout)
+    loaded = list(_load_contracts(chosen, draft, load, problems))
     isdk = [
         (path, contract)
         for path, contract in _isdk_fixtures(pack_dir, root.path, problems)
@@ -264,24 +279,7 @@ def load_pack(
         {contract_path(p, pack_dir, root.path) for p in contract_files},
         validate,
     )
-    pack = Pack(
-        model.pack_id,
-        model.name or model.pack_id,
-        pack_dir,
-        files.shown_path(pack_dir, root.path),
-        root.path,
-        layout.golden_dir,
-        layout.negative_dir,
-        pack_dir / "recordings",
-        tuple(contracts),
-        allowlist.listed,
-        model.provider,
-        model.default_model,
-        model.recordings.max_age_days if model.recordings else 90,
-        tuple(model.redact or ()),
-        layout.contracts_dir,
-        None if model.contracts is None else tuple(model.contracts),
-    )
+    pack = replace(draft, contracts=tuple(contracts), allowlist=allowlist.listed)
     problems += allowlist.problems + selection.unmatched(loaded, chosen, shown, root.path)
     warnings = list(allowlist.warnings)
     if selection.everything and not problems:
@@ -289,12 +287,34 @@ def load_pack(
     return pack, problems, warnings
 
 
+def _draft(model: PackModel, pack_dir: Path, root: Path, layout: _Layout) -> Pack:
+    """The pack before its contracts and allowlist are loaded."""
+    return Pack(
+        model.pack_id,
+        model.name or model.pack_id,
+        pack_dir,
+        files.shown_path(pack_dir, root),
+        root,
+        layout.golden_dir,
+        layout.negative_dir,
+        pack_dir / "recordings",
+        (),
+        {},
+        model.provider,
+        model.default_model,
+        model.recordings.max_age_days if model.recordings else 90,
+        tuple(model.redact or ()),
+        layout.contracts_dir,
+        None if model.contracts is None else tuple(model.contracts),
+    )
+
+
 def _load_contracts(
-    paths: Iterable[Path], pack_dir: Path, root: Path, problems: list[Problem]
+    paths: Iterable[Path], pack: Pack, load: ContractLoader, problems: list[Problem]
 ) -> Iterable[tuple[Path, Contract]]:
     for path in paths:
         try:
-            yield path, load_contract(path, pack_dir, root)
+            yield path, load(path, pack)
         except PackError as exc:
             problems.extend(exc.problems())
 
@@ -345,6 +365,7 @@ def load_packs(
     root: Path | None,
     now: datetime,
     warnings: Sequence[Problem] = (),
+    load: ContractLoader = parse_contract,
 ) -> Loaded:
     """Every pack under ``targets``; problems collected, the packs that load still load."""
     found = find_packs(targets, cwd)
@@ -359,7 +380,7 @@ def load_packs(
             continue
         pack_root = root_for(pack_file, root, cwd)
         roots.setdefault(pack_root.path, pack_root.why)
-        pack, pack_problems, pack_warnings = load_pack(pack_file, pack_root, now, selection)
+        pack, pack_problems, pack_warnings = load_pack(pack_file, pack_root, now, selection, load)
         problems += pack_problems
         noted += pack_warnings
         if pack is None:

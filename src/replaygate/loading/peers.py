@@ -16,7 +16,7 @@ from replaygate.errors import PackError
 from replaygate.loading import files, json_reader
 from replaygate.loading.contract import Contract
 from replaygate.loading.files import shown_path
-from replaygate.loading.pack import Loaded, Pack, load_packs
+from replaygate.loading.pack import ContractLoader, Loaded, Pack, load_packs, parse_contract
 from replaygate.loading.targets import MISNAMED_PACK_FILE, PACK_FILE
 from replaygate.results.model import Problem
 
@@ -91,16 +91,18 @@ def load_all(
     now: datetime,
     peers: PeerOptions,
     warnings: Sequence[Problem] = (),
+    load: ContractLoader = parse_contract,
 ) -> Loaded:
-    """Packs, plus ai-tester runs and Connexity test cases where a target names them."""
+    """Packs, plus ai-tester runs and Connexity test cases where a target names them;
+    ``load`` makes the packs' contracts."""
     is_peer = {target: _is_peer((cwd / target).absolute()) for target in targets}
     peer_paths = [(cwd / t).absolute() for t in targets if is_peer[t]]
     pack_targets = [t for t in targets if not is_peer[t]]
     if not peer_paths:
-        return load_packs(targets, cwd=cwd, root=root, now=now, warnings=warnings)
+        return load_packs(targets, cwd=cwd, root=root, now=now, warnings=warnings, load=load)
     loaded = Loaded((), (), tuple(warnings))
     if pack_targets:
-        loaded = load_packs(pack_targets, cwd=cwd, root=root, now=now, warnings=warnings)
+        loaded = load_packs(pack_targets, cwd=cwd, root=root, now=now, warnings=warnings, load=load)
     base = root or files.find_repository_root(peer_paths[0].parent) or cwd
     # Every trace is read whole and kept for the run: collecting while they are built would
     # rescan them again and again (the runner freezes them before evaluating).

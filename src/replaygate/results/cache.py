@@ -2,7 +2,9 @@
 
 The cache is trusted input to the run, so it is kept to what can be checked: one JSON file of
 plain values (never pickle), each entry decoded strictly into the result types, any entry
-that does not decode exactly ignored (a miss, rewritten). What a key covers: ``keys.py``.
+that does not decode exactly ignored (a miss, rewritten). What a key covers: ``cache_keys.py``.
+Beside the case results, one entry per contract file holds what parsing it told the look-up
+(``cache_contracts.py``): an unchanged contract whose cases all hit is never parsed.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from replaygate.results.cache_codec import BadEntry, decode, encode
 from replaygate.results.model import CaseResult, Status
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: the contracts' entries
 CACHE_FILE = f"results-v{CACHE_FORMAT}.json"
 # An entry not used by the last KEEP_RUNS runs that wrote the file is dropped: the file
 # follows the packs as cases come and go, and stays near the size of the largest run.
@@ -45,10 +47,13 @@ class Store:
     # it, so a file written by other code holds nothing this run could use
     identity: str = ""
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # a contract file's entry, by its key (cache_keys.Keys.contract): decoded when used
+    contracts: dict[str, dict[str, Any]] = field(default_factory=dict)
     generation: int = 0
     hits: int = 0
     misses: int = 0
     _used: set[str] = field(default_factory=set)
+    _used_contracts: set[str] = field(default_factory=set)
     _added: bool = False
 
     def get(self, key: str, now: float, *, order: int) -> CaseResult | None:
@@ -57,9 +62,35 @@ class Store:
         if result is None:
             self.misses += 1
         else:
-            self.hits += 1
-            self._used.add(key)
+            self.hit(key)
         return result
+
+    def peek(self, key: str, now: float) -> CaseResult | None:
+        """The cached result for ``key`` (at order 0), neither counted nor kept: a contract's
+        look-up before it is known which of its cases the run selects."""
+        return self._decoded(key, now, 0)
+
+    def hit(self, key: str) -> None:
+        """Count a hit on ``key`` and keep its entry."""
+        self.hits += 1
+        self._used.add(key)
+
+    def contract(self, key: str) -> dict[str, Any] | None:
+        """The contract entry under ``key``, undecoded (cache_contracts decodes it), or None."""
+        return self.contracts.get(key)
+
+    def keep_contract(self, key: str) -> None:
+        """Keep the contract entry under ``key``: this run used it."""
+        self._used_contracts.add(key)
+
+    def put_contract(self, key: str, data: dict[str, Any]) -> None:
+        """Keep ``data`` (an entry without its generation) under ``key``; the file is written
+        only when that changes an entry."""
+        old = self.contracts.get(key)
+        if old is None or any(old[name] != value for name, value in data.items()):
+            self.contracts[key] = {**data, "generation": self.generation}
+            self._added = True
+        self._used_contracts.add(key)
 
     def _decoded(self, key: str, now: float, order: int) -> CaseResult | None:
         entry = self.entries.get(key)
@@ -94,24 +125,33 @@ class Store:
         """Whether the file must be written: an entry added, or one left unused. When every
         entry was used and none added, every entry would get the same new generation, which
         keeps them as they are: the file is left alone."""
-        return self._added or len(self._used) != len(self.entries)
+        unused = len(self._used) != len(self.entries)
+        return self._added or unused or len(self._used_contracts) != len(self.contracts)
 
     def dump(self) -> str:
         """The file's text: this run's entries, and the others not yet too old."""
         generation = self.generation + 1
-        kept = {}
-        for key, entry in self.entries.items():
-            if key in self._used:
-                kept[key] = {**entry, "generation": generation}
-            elif entry.get("generation", 0) > generation - KEEP_RUNS:
-                kept[key] = entry
         body = {
             "cache_format": CACHE_FORMAT,
             "identity": self.identity,
             "generation": generation,
-            "entries": kept,
+            "entries": _kept(self.entries, self._used, generation),
+            "contracts": _kept(self.contracts, self._used_contracts, generation),
         }
         return json.dumps(body, allow_nan=False, separators=(",", ":"))
+
+
+def _kept(
+    entries: Mapping[str, dict[str, Any]], used: set[str], generation: int
+) -> dict[str, dict[str, Any]]:
+    """The entries this run used, of ``generation`` now, and the others not yet too old."""
+    kept = {}
+    for key, entry in entries.items():
+        if key in used:
+            kept[key] = {**entry, "generation": generation}
+        elif entry.get("generation", 0) > generation - KEEP_RUNS:
+            kept[key] = entry
+    return kept
 
 
 def storable(result: CaseResult) -> bool:
@@ -138,28 +178,31 @@ def load_store(folder: str, identity: str) -> Store:
         return Store(identity)
     if not _is_cache_file(data) or data["identity"] != identity:
         return Store(identity)
-    entries = {
-        key: entry
-        for key, entry in data["entries"].items()
-        if _KEY_CHARS.issuperset(key) and len(key) == 64 and _is_entry(entry)
-    }
-    return Store(identity, entries, data["generation"])
+    entries = _entries(data["entries"], {"result", "start", "end", "generation"})
+    contracts = _entries(data["contracts"], {"env", "cases", "generation"})
+    return Store(identity, entries, contracts, data["generation"])
 
 
 def _is_cache_file(data: Any) -> bool:
     return (
         type(data) is dict
-        and data.keys() == {"cache_format", "identity", "generation", "entries"}
+        and data.keys() == {"cache_format", "identity", "generation", "entries", "contracts"}
         and data["cache_format"] == CACHE_FORMAT
         and type(data["generation"]) is int
         and type(data["entries"]) is dict
+        and type(data["contracts"]) is dict
     )
 
 
-def _is_entry(entry: Any) -> bool:
-    """An entry of the right shape; its result is decoded strictly when it is used."""
-    return (
-        type(entry) is dict
-        and entry.keys() == {"result", "start", "end", "generation"}
+def _entries(found: dict[str, Any], keys: set[str]) -> dict[str, dict[str, Any]]:
+    """The entries of the right shape under a well-formed key; each entry's values are
+    decoded strictly when it is used."""
+    return {
+        key: entry
+        for key, entry in found.items()
+        if _KEY_CHARS.issuperset(key)
+        and len(key) == 64
+        and type(entry) is dict
+        and entry.keys() == keys
         and type(entry["generation"]) is int
-    )
+    }

@@ -54,19 +54,19 @@ def _record(kind: Callable[..., _T], spec: Mapping[str, Decode], data: Any, **ru
     return kind(**{name: decode_field(data[name]) for name, decode_field in spec.items()}, **run)
 
 
-def _text(value: Any) -> str:
+def text(value: Any) -> str:
     if type(value) is not str:
         raise BadEntry("not a string")
     return value
 
 
-def _flag(value: Any) -> bool:
+def flag(value: Any) -> bool:
     if type(value) is not bool:
         raise BadEntry("not true or false")
     return value
 
 
-def _whole(value: Any) -> int:
+def whole(value: Any) -> int:
     if type(value) is not int:
         raise BadEntry("not a whole number")
     return value
@@ -84,11 +84,11 @@ def _json(value: Any) -> Any:
     return value
 
 
-def _optional(inner: Decode) -> Decode:
+def optional(inner: Decode) -> Decode:
     return lambda value: None if value is None else inner(value)
 
 
-def _many(inner: Decode) -> Decode:
+def many(inner: Decode) -> Decode:
     def decode_list(value: Any) -> tuple[Any, ...]:
         if type(value) is not list:
             raise BadEntry("not a list")
@@ -100,60 +100,60 @@ def _many(inner: Decode) -> Decode:
 def _choice(kind: Callable[[str], _T]) -> Callable[[Any], _T]:
     def decode_choice(value: Any) -> _T:
         try:
-            return kind(_text(value))
+            return kind(text(value))
         except ValueError:
             raise BadEntry("not one of the values") from None
 
     return decode_choice
 
 
-def _of(kind: Callable[..., _T], spec: Mapping[str, Decode]) -> Callable[[Any], _T]:
+def of(kind: Callable[..., _T], spec: Mapping[str, Decode]) -> Callable[[Any], _T]:
     return lambda value: _record(kind, spec, value)
 
 
 _FAILURE: dict[str, Decode] = {
-    "classification": _text,
-    "message": _text,
-    "locator": _text,
-    "file": _text,
-    "line": _whole,
-    "path": _optional(_text),
-    "operator": _optional(_text),
+    "classification": text,
+    "message": text,
+    "locator": text,
+    "file": text,
+    "line": whole,
+    "path": optional(text),
+    "operator": optional(text),
     "expected": _json,
     "actual": _json,
 }
-_PROBLEM: dict[str, Decode] = {"file": _text, "line": _optional(_whole), "message": _text}
-_CAPTURE: dict[str, Decode] = {"field": _text, "value": _text, "truncated": _flag}
+_PROBLEM: dict[str, Decode] = {"file": text, "line": optional(whole), "message": text}
+_CAPTURE: dict[str, Decode] = {"field": text, "value": text, "truncated": flag}
 _OUTCOME: dict[str, Decode] = {
-    "id": _text,
-    "type": _text,
+    "id": text,
+    "type": text,
     "status": _choice(AssertionStatus),
     "weight": _number,
-    "message": _optional(_text),
-    "file": _text,
-    "line": _whole,
-    "recorded": _optional(_flag),
-    "differs": _optional(_text),
-    "captures": _many(_of(Capture, _CAPTURE)),
+    "message": optional(text),
+    "file": text,
+    "line": whole,
+    "recorded": optional(flag),
+    "differs": optional(text),
+    "captures": many(of(Capture, _CAPTURE)),
 }
 _CASE: dict[str, Decode] = {
-    "pack": _text,
-    "pack_dir": _text,
-    "contract": _text,
-    "contract_file": _text,
-    "case_id": _text,
-    "expect_ok": _flag,
-    "expected_error": _optional(_text),
-    "observed_ok": _optional(_flag),
+    "pack": text,
+    "pack_dir": text,
+    "contract": text,
+    "contract_file": text,
+    "case_id": text,
+    "expect_ok": flag,
+    "expected_error": optional(text),
+    "observed_ok": optional(flag),
     "status": _choice(Status),
-    "classification": _optional(_text),
-    "fingerprint": _optional(_text),
-    "failures": _many(_of(Failure, _FAILURE)),
-    "file": _text,
-    "line": _whole,
-    "reason": _optional(_text),
-    "known": _flag,
-    "notes": _many(_of(Problem, _PROBLEM)),
-    "score": _optional(_number),
-    "assertions": _many(_of(AssertionOutcome, _OUTCOME)),
+    "classification": optional(text),
+    "fingerprint": optional(text),
+    "failures": many(of(Failure, _FAILURE)),
+    "file": text,
+    "line": whole,
+    "reason": optional(text),
+    "known": flag,
+    "notes": many(of(Problem, _PROBLEM)),
+    "score": optional(_number),
+    "assertions": many(of(AssertionOutcome, _OUTCOME)),
 }

@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import replaygate
 from replaygate.assertions.assertion import Assertion
@@ -52,29 +52,43 @@ class Keys:
     def __init__(self, env: Mapping[str, str], model: str | None, identity: str) -> None:
         self._env = env
         self._base = _digest([b"run", identity.encode(), (model or "").encode()])
-        self._packs: dict[int, bytes | None] = {}
+        self._packs: dict[tuple[object, ...], bytes | None] = {}
         self._contracts: dict[int, bytes | None] = {}
 
+    def pack(self, pack: Pack) -> bytes | None:
+        """The pack's part of every key; None when the pack is not cached. The same for a
+        pack still loading (no contracts yet) as for the pack it becomes."""
+        memo = (pack.directory, bool(pack.allowlist), _settings(pack))
+        if memo not in self._packs:
+            self._packs[memo] = _pack_key(self._base, pack)
+        return self._packs[memo]
+
     def case(self, pack: Pack, contract: Contract, case: GoldenCase) -> str | None:
-        pack_key = self._memo(self._packs, pack, lambda: _pack_key(self._base, pack))
+        pack_key = self.pack(pack)
         if pack_key is None:
             return None
-        contract_key = self._memo(
-            self._contracts, contract, lambda: _contract_key(pack_key, pack, contract, self._env)
-        )
+        # by identity: the loaded contracts live as long as the run
+        if id(contract) not in self._contracts:
+            self._contracts[id(contract)] = _contract_key(pack_key, pack, contract, self._env)
+        contract_key = self._contracts[id(contract)]
         if contract_key is None:
             return None
-        try:
-            return _case_key(contract_key, pack, contract, case)
-        except (PackError, OSError):  # it errors when judged: judged every time
-            return None
+        return _case_key_or_none(contract_key, pack, case)
 
-    @staticmethod
-    def _memo(memo: dict[int, bytes | None], item: object, make: Any) -> bytes | None:
-        # by identity: the loaded packs and contracts live as long as the run
-        if id(item) not in memo:
-            memo[id(item)] = make()
-        return memo[id(item)]
+    def cases(
+        self, pack_key: bytes, pack: Pack, contract: Contract, names: Iterable[str], text: bytes
+    ) -> list[str] | None:
+        """The keys of the cases of a contract not parsed, known from its entry (its file's
+        bytes ``text``, the variables it reads): those ``case`` gives once it is parsed.
+        None when one of them has none."""
+        contract_key = _env_key(pack_key, contract.path, contract.file, text, names, self._env)
+        keys = [_case_key_or_none(contract_key, pack, case) for case in contract.golden_cases]
+        return None if None in keys else cast("list[str]", keys)
+
+
+def contract_entry_key(pack_key: bytes, path: str, file: str, text: bytes) -> str:
+    """The key of a contract file's entry: what is known of it before it is parsed."""
+    return _digest([pack_key, b"contract entry", path.encode(), file.encode(), text]).hex()
 
 
 def _digest(parts: Iterable[bytes]) -> bytes:
@@ -118,12 +132,15 @@ def _pack_key(base: bytes, pack: Pack) -> bytes | None:
         pack_yaml = (pack.directory / PACK_FILE).read_bytes()
     except OSError:  # a folder that cannot be listed: not ours to vouch for
         return None
-    settings = (
+    return _digest([base, repr(_settings(pack)).encode(), pack_yaml])
+
+
+def _settings(pack: Pack) -> tuple[object, ...]:
+    return (
         pack.pack_id, pack.shown, pack.root, pack.golden_dir, pack.negative_dir,
         pack.recordings_dir, pack.contracts_dir, pack.provider, pack.default_model,
         pack.max_age_days,
     )  # fmt: skip
-    return _digest([base, repr(settings).encode(), pack_yaml])
 
 
 def _has_links(pack: Pack) -> bool:
@@ -163,9 +180,20 @@ def _contract_key(
         text = (pack.root / contract.file).read_bytes()
     except OSError:
         return None
-    names = sorted(env_names(contract))
-    values = [f"{n}={env[n]}" if n in env else f"{n} unset" for n in names]
-    parts = [pack_key, contract.path.encode(), contract.file.encode(), text]
+    return _env_key(pack_key, contract.path, contract.file, text, env_names(contract), env)
+
+
+def _env_key(
+    pack_key: bytes,
+    path: str,
+    file: str,
+    text: bytes,
+    names: Iterable[str],
+    env: Mapping[str, str],
+) -> bytes:
+    """A contract's part of its cases' keys: its file and the environment values it reads."""
+    values = [f"{n}={env[n]}" if n in env else f"{n} unset" for n in sorted(names)]
+    parts = [pack_key, path.encode(), file.encode(), text]
     return _digest([*parts, *(v.encode("utf-8", "surrogatepass") for v in values)])
 
 
@@ -210,7 +238,14 @@ def age_window(pack: Pack, case: GoldenCase, started: float, finished: float) ->
     return Window(made + age * DAY + MARGIN, made + (age + 1) * DAY - MARGIN)
 
 
-def _case_key(contract_key: bytes, pack: Pack, contract: Contract, case: GoldenCase) -> str | None:
+def _case_key_or_none(contract_key: bytes, pack: Pack, case: GoldenCase) -> str | None:
+    try:
+        return _case_key(contract_key, pack, case)
+    except (PackError, OSError):  # it errors when judged: judged every time
+        return None
+
+
+def _case_key(contract_key: bytes, pack: Pack, case: GoldenCase) -> str | None:
     """None when the case's files cannot be named here: it is judged, and errors, each time."""
     base, rest = input_base(case.input_ref, pack.golden_dir, pack.negative_dir)
     fixture = _inside(base, rest)
