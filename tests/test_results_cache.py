@@ -283,10 +283,17 @@ def corrupt(text: str, how: str) -> str:
     return json.dumps(data)
 
 
+@pytest.mark.parametrize("msgspec_bytes", [0, 1 << 40], ids=["msgspec", "json"])
 @pytest.mark.parametrize("how", CORRUPT)
 def test_an_entry_that_does_not_decode_exactly_is_ignored_and_rewritten(
-    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
+    repo: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    how: str,
+    msgspec_bytes: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr("replaygate.results.cache.MSGSPEC_BYTES", msgspec_bytes)
     cache = tmp_path / "cache"
     expected = run(capsys, str(repo / "packs"), cache=cache)[:2]
     file = cache / CACHE_FILE
@@ -354,13 +361,13 @@ def test_a_warm_run_of_one_case_reports_it_alone(
 ) -> None:
     cache = tmp_path / "cache"
     one = f"{repo}/packs/p/contracts/c.yaml::other"
-    expected = cli.main(["run", one, "-v"]), capsys.readouterr().out
+    expected = snapshot([one], tmp_path)
     run(capsys, str(repo / "packs"), cache=cache)
-    code, shown, counts = run(capsys, one, cache=cache)
-    assert counts == {"hits": 1, "misses": 0, "uncached": 0}
-    assert (code, shown) == (expected[0], re.sub(r" in [0-9.]+s$", "", expected[1], flags=re.M))
-    assert "other" in shown and " ok" not in shown
+    assert snapshot([one, "--cache", str(cache)], tmp_path) == expected
+    (case,) = expected[1]["cases"]
+    assert (case["case_id"], case["order"]) == ("other", 0)  # not its place in the contract
     assert parsed == ["c.yaml"]
+    assert run(capsys, one, cache=cache)[2] == {"hits": 1, "misses": 0, "uncached": 0}
 
 
 def test_a_cache_inside_the_repository_is_refused(

@@ -141,7 +141,8 @@ def _look_up_case(
     if isinstance(contract, Unparsed):  # every case of it hit while loading
         hit_key, result = warm.found[(pack.directory, contract.path, case.id)]
         store.hit(hit_key)
-        hits[name] = dataclasses.replace(result, order=order)
+        # placed while loading where the run was likely to place it: a copy only if not
+        hits[name] = result if result.order == order else dataclasses.replace(result, order=order)
         return
     key = warm.keys.case(pack, contract, case)
     found = store.get(key, warm.now, order=order) if key is not None else None

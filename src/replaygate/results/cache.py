@@ -25,6 +25,7 @@ CACHE_FILE = f"results-v{CACHE_FORMAT}.json"
 # follows the packs as cases come and go, and stays near the size of the largest run.
 KEEP_RUNS = 10
 _KEY_CHARS = frozenset("0123456789abcdef")
+MSGSPEC_BYTES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +66,10 @@ class Store:
             self.hit(key)
         return result
 
-    def peek(self, key: str, now: float) -> CaseResult | None:
-        """The cached result for ``key`` (at order 0), neither counted nor kept: a contract's
-        look-up before it is known which of its cases the run selects."""
-        return self._decoded(key, now, 0)
+    def peek(self, key: str, now: float, order: int) -> CaseResult | None:
+        """The cached result for ``key`` placed at ``order``, neither counted nor kept: a
+        contract's look-up before it is known which of its cases the run selects."""
+        return self._decoded(key, now, order)
 
     def hit(self, key: str) -> None:
         """Count a hit on ``key`` and keep its entry."""
@@ -172,8 +173,8 @@ def load_store(folder: str, identity: str) -> Store:
     """The cache in ``folder``: empty when it has no file, one that is not a cache file, or
     one written by other code (``identity``): its entries would only weigh on every run."""
     try:
-        with open(os.path.join(folder, CACHE_FILE), encoding="utf-8") as handle:
-            data = json.load(handle)
+        with open(os.path.join(folder, CACHE_FILE), "rb") as handle:
+            data = _parsed(handle.read())
     except (OSError, ValueError, RecursionError):
         return Store(identity)
     if not _is_cache_file(data) or data["identity"] != identity:
@@ -181,6 +182,18 @@ def load_store(folder: str, identity: str) -> Store:
     entries = _entries(data["entries"], {"result", "start", "end", "generation"})
     contracts = _entries(data["contracts"], {"env", "cases", "generation"})
     return Store(identity, entries, contracts, data["generation"])
+
+
+def _parsed(raw: bytes) -> Any:
+    """The file's JSON value. msgspec decodes a large file three times as fast as json
+    (0.03 s against 0.1 s for 10,000 cases), but its import costs 30-40 ms in the action's
+    image: it is worth it only past MSGSPEC_BYTES. Both give the same plain values; msgspec
+    refuses NaN, which this file never holds."""
+    if len(raw) < MSGSPEC_BYTES:
+        return json.loads(raw.decode("utf-8"))
+    import msgspec
+
+    return msgspec.json.decode(raw)
 
 
 def _is_cache_file(data: Any) -> bool:

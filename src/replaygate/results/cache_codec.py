@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import fields
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from replaygate.results.model import (
@@ -92,16 +93,19 @@ def many(inner: Decode) -> Decode:
     def decode_list(value: Any) -> tuple[Any, ...]:
         if type(value) is not list:
             raise BadEntry("not a list")
-        return tuple(inner(item) for item in value)
+        # most lists of a result are empty: a warm run decodes thousands of results
+        return tuple(inner(item) for item in value) if value else ()
 
     return decode_list
 
 
-def _choice(kind: Callable[[str], _T]) -> Callable[[Any], _T]:
-    def decode_choice(value: Any) -> _T:
+def _choice(kind: type[StrEnum]) -> Decode:
+    members = {member.value: member for member in kind}  # faster than calling the enum
+
+    def decode_choice(value: Any) -> StrEnum:
         try:
-            return kind(text(value))
-        except ValueError:
+            return members[text(value)]
+        except KeyError:
             raise BadEntry("not one of the values") from None
 
     return decode_choice

@@ -95,6 +95,9 @@ class WarmContracts:
         self._folder, self._identity, self._refuse = folder, identity, refuse
         self._store: Store | None = None
         self._checked: set[Path] = set()
+        # the run's count of the cases loaded so far: where a hit is likely placed in the run
+        # (a selection of cases or a contract that fails to load moves it)
+        self._order = 0
 
     def store(self) -> Store:
         """The cache, read at first use: after its folder is known to be outside the packs'
@@ -104,6 +107,11 @@ class WarmContracts:
         return self._store
 
     def __call__(self, path: Path, pack: Pack) -> Contract:
+        contract = self._load(path, pack)
+        self._order += len(contract.golden_cases)
+        return contract
+
+    def _load(self, path: Path, pack: Pack) -> Contract:
         pack_key = self.keys.pack(pack)
         if pack_key is None:
             return parse_contract(path, pack)
@@ -135,7 +143,7 @@ class WarmContracts:
         if contract is None:
             return None
         keys = self.keys.cases(pack_key, pack, contract, contract.env_names, text)
-        results = [store.peek(k, self.now) for k in keys or ()]
+        results = [store.peek(k, self.now, self._order + n) for n, k in enumerate(keys or ())]
         if keys is None or None in results:
             return None
         store.keep_contract(key)
