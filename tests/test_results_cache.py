@@ -187,6 +187,22 @@ def test_a_changed_byte_in_any_input_is_a_miss(
     assert parsed == ["c.yaml", "c.yaml"]
 
 
+def test_a_recordings_folder_made_is_a_miss(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.rmtree(repo / "packs/p/recordings")
+    cache = tmp_path / "cache"
+    run(capsys, str(repo / "packs"), cache=cache)
+    assert run(capsys, str(repo / "packs"), cache=cache)[2]["hits"] == 2
+    (repo / "packs/p/recordings").mkdir()
+    assert run(capsys, str(repo / "packs"), cache=cache)[2]["hits"] == 2  # still no recording
+    add_recording(repo)
+    expected = run_plain(capsys, repo)[:2]
+    code, shown, counts = run(capsys, str(repo / "packs"), cache=cache)
+    assert (code, shown) == expected
+    assert counts == {"hits": 1, "misses": 1, "uncached": 0}
+
+
 @pytest.mark.parametrize(
     "setting",
     [

@@ -54,6 +54,14 @@ class Keys:
         self._base = _digest([b"run", identity.encode(), (model or "").encode()])
         self._packs: dict[tuple[object, ...], bytes | None] = {}
         self._contracts: dict[int, bytes | None] = {}
+        self._recordings: dict[Path, bool] = {}
+
+    def _has_recordings(self, pack: Pack) -> bool:
+        """Whether the pack's recordings folder exists: most packs have none, and then no
+        case of theirs needs to look for its recording (a failed open costs as much as a read)."""
+        if pack.recordings_dir not in self._recordings:
+            self._recordings[pack.recordings_dir] = os.path.lexists(pack.recordings_dir)
+        return self._recordings[pack.recordings_dir]
 
     def pack(self, pack: Pack) -> bytes | None:
         """The pack's part of every key; None when the pack is not cached. The same for a
@@ -73,7 +81,7 @@ class Keys:
         contract_key = self._contracts[id(contract)]
         if contract_key is None:
             return None
-        return _case_key_or_none(contract_key, pack, case)
+        return _case_key_or_none(contract_key, pack, case, self._has_recordings(pack))
 
     def cases(
         self, pack_key: bytes, pack: Pack, contract: Contract, names: Iterable[str], text: bytes
@@ -82,7 +90,8 @@ class Keys:
         bytes ``text``, the variables it reads): those ``case`` gives once it is parsed.
         None when one of them has none."""
         contract_key = _env_key(pack_key, contract.path, contract.file, text, names, self._env)
-        keys = [_case_key_or_none(contract_key, pack, case) for case in contract.golden_cases]
+        recordings = self._has_recordings(pack)
+        keys = [_case_key_or_none(contract_key, pack, c, recordings) for c in contract.golden_cases]
         return None if None in keys else cast("list[str]", keys)
 
 
@@ -238,23 +247,24 @@ def age_window(pack: Pack, case: GoldenCase, started: float, finished: float) ->
     return Window(made + age * DAY + MARGIN, made + (age + 1) * DAY - MARGIN)
 
 
-def _case_key_or_none(contract_key: bytes, pack: Pack, case: GoldenCase) -> str | None:
+def _case_key_or_none(
+    contract_key: bytes, pack: Pack, case: GoldenCase, recordings: bool
+) -> str | None:
     try:
-        return _case_key(contract_key, pack, case)
+        return _case_key(contract_key, pack, case, recordings)
     except (PackError, OSError):  # it errors when judged: judged every time
         return None
 
 
-def _case_key(contract_key: bytes, pack: Pack, case: GoldenCase) -> str | None:
+def _case_key(contract_key: bytes, pack: Pack, case: GoldenCase, recordings: bool) -> str | None:
     """None when the case's files cannot be named here: it is judged, and errors, each time."""
     base, rest = input_base(case.input_ref, pack.golden_dir, pack.negative_dir)
     fixture = _inside(base, rest)
     recording = _inside(pack.recordings_dir, recording_name(case.input_ref))
     if fixture is None or recording is None:
         return None
-    with open(fixture, "rb") as handle:
-        fixture_bytes = handle.read()
-    recorded = _read_if_any(recording)
+    fixture_bytes = _read(fixture)
+    recorded = _read_if_any(recording) if recordings else None
     parts = [contract_key, case.id.encode(), repr(case).encode(), os.fsencode(fixture)]
     parts += [fixture_bytes, os.fsencode(recording)]
     parts += [b"no recording"] if recorded is None else [b"recording", recorded]
@@ -274,7 +284,19 @@ def _inside(base: Path, relative: str) -> str | None:
 
 def _read_if_any(path: str) -> bytes | None:
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return _read(path)
     except FileNotFoundError:
         return None
+
+
+def _read(path: str) -> bytes:
+    """The file's bytes, without a buffered file object: a fifth faster for the small
+    files a warm run reads by the thousand."""
+    handle = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        chunks = []
+        while chunk := os.read(handle, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(handle)
