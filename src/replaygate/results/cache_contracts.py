@@ -119,12 +119,12 @@ class WarmContracts:
             self._refuse(pack)
             self._checked.add(pack.directory)
         try:
-            text = path.read_bytes()
+            raw = path.read_bytes()
         except OSError:  # it fails as it would uncached
             return parse_contract(path, pack)
         name, file = contract_path(path, pack.directory, pack.root), shown_path(path, pack.root)
-        key = contract_entry_key(pack_key, name, file, text)
-        warm = self._unparsed(key, pack_key, pack, name, file, text)
+        key = contract_entry_key(pack_key, name, file, raw)
+        warm = self._unparsed(key, pack_key, pack, name, file, raw)
         if warm is not None:
             return warm
         contract = parse_contract(path, pack)
@@ -134,7 +134,7 @@ class WarmContracts:
         return contract
 
     def _unparsed(
-        self, key: str, pack_key: bytes, pack: Pack, name: str, file: str, text: bytes
+        self, key: str, pack_key: bytes, pack: Pack, name: str, file: str, raw: bytes
     ) -> Unparsed | None:
         """The contract of the entry under ``key`` when every case of it hits, else None."""
         store = self.store()
@@ -142,7 +142,7 @@ class WarmContracts:
         contract = unparsed(data, name, file) if data is not None else None
         if contract is None:
             return None
-        keys = self.keys.cases(pack_key, pack, contract, contract.env_names, text)
+        keys = self.keys.cases(pack_key, pack, contract, contract.env_names, raw)
         results = [store.peek(k, self.now, self._order + n) for n, k in enumerate(keys or ())]
         if keys is None or None in results:
             return None
