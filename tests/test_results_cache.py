@@ -386,6 +386,24 @@ def test_a_warm_run_of_one_case_reports_it_alone(
     assert run(capsys, one, cache=cache)[2] == {"hits": 1, "misses": 0, "uncached": 0}
 
 
+def test_a_pack_dropped_for_its_pack_id_lends_no_result(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], parsed: list[str]
+) -> None:
+    # the same pack_id, contract and case ids in another folder: that pack is refused, and
+    # its cases (which fail) must not stand in for those of the pack that runs
+    wrong = fixture([{"name": "get_weather", "arguments": {"city": "Zurich"}}])
+    fixtures = {"ok.json": wrong, "other.json": wrong}
+    make_pack(repo, "q", contract=CONTRACT, fixtures=fixtures, pack_yaml="pack_id: p\n")
+    expected = snapshot(["--root", str(repo), str(repo / "packs")], tmp_path)
+    assert expected[1]["totals"]["failed"] == 0 and expected[1]["problems"]
+    cache = ["--cache", str(tmp_path / "cache")]
+    for _ in range(2):
+        assert snapshot(["--root", str(repo), str(repo / "packs"), *cache], tmp_path) == expected
+    # the refused pack's cases are never judged, so never stored: its contract is parsed on
+    # every run, the other one on the cold run only
+    assert parsed == ["c.yaml"] * 3
+
+
 def test_a_cache_inside_the_repository_is_refused(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
