@@ -58,7 +58,8 @@ class Keys:
 
     def _has_recordings(self, pack: Pack) -> bool:
         """Whether the pack's recordings folder exists: most packs have none, and then no
-        case of theirs needs to look for its recording (a failed open costs as much as a read)."""
+        case of theirs needs to look for its recording (a failed open costs nearly as much as
+        reading a fixture)."""
         if pack.recordings_dir not in self._recordings:
             self._recordings[pack.recordings_dir] = os.path.lexists(pack.recordings_dir)
         return self._recordings[pack.recordings_dir]
