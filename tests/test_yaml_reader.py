@@ -11,7 +11,6 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from yaml.nodes import ScalarNode
 
 from replaygate.errors import PackError
 from replaygate.loading import yaml_reader
@@ -438,17 +437,101 @@ _PLAIN_SCALARS = st.one_of(
                      "NULL", "", "<<", "=", "2001-12-14", "2001-12-14t21:59:43.10-05:00",
                      "2001-12-14 21:59:43.10 -5", "Yes", "NO", "on", "Off", "y", "n", "true",
                      "False", "TRUE", "nULL", "tRUE", "0b101", "1.", "1e", "abc"]),
+    st.sampled_from(["yes", "no", "on", "off", "true", "false", "null"]),
     st.sampled_from(["yes", "no", "on", "off", "true", "false", "null"]).map(str.upper),
     st.text(alphabet="0123456789.:-+_eExXoObnul~ ytT", max_size=12).map(str.strip),
 )  # fmt: skip
 
 
+def _shape(value: Any) -> Any:
+    """What the reader gives, types, lines and surprises included, as comparable data."""
+    if isinstance(value, YamlMap):
+        items = {key: _shape(item) for key, item in value.items()}
+        return ("map", value.line, value.key_lines, value.surprises, items)
+    if isinstance(value, YamlSeq):
+        items = [_shape(item) for item in value]
+        return ("seq", value.line, value.item_lines, value.surprises, items)
+    return (type(value).__name__, repr(value))  # repr: NaN equals NaN
+
+
+def _node_shape(node: yaml.Node, build: Any) -> Any:
+    """The same, from PyYAML's own node graph: its values, and lines from its nodes' marks."""
+    if isinstance(node, yaml.ScalarNode):
+        value = build(node)
+        return (type(value).__name__, repr(value))
+    if isinstance(node, yaml.MappingNode):
+        pairs = [(build(key), key.start_mark.line + 1, item) for key, item in node.value]
+    else:
+        pairs = [(index, item.start_mark.line + 1, item) for index, item in enumerate(node.value)]
+    lines = {key: line for key, line, _ in pairs}
+    surprises = {key: item.value for key, _, item in pairs if _node_surprise(item, build)}
+    items = {key: _node_shape(item, build) for key, _, item in pairs}
+    line = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        return ("map", line, lines, surprises, items)
+    return ("seq", line, list(lines.values()), surprises, list(items.values()))
+
+
+def _node_surprise(node: yaml.Node, build: Any) -> bool:
+    """A plain scalar that YAML reads as something other than its text."""
+    plain = isinstance(node, yaml.ScalarNode) and not node.style  # libyaml: "", PyYAML: None
+    return plain and yaml_reader._surprising(node.value, build(node))
+
+
+def _pyyaml_shape(text: str) -> Any:
+    """libyaml and PyYAML's reading of ``text`` as _shape gives it; YAMLError if refused."""
+    constructor = yaml.constructor.SafeConstructor()
+
+    def build(node: yaml.Node) -> Any:
+        if node.tag == "tag:yaml.org,2002:value":  # `=`: safe_load's mappings take it as text
+            return node.value
+        return constructor.construct_object(node, deep=True)
+
+    return _node_shape(yaml.compose(text, Loader=yaml.CSafeLoader), build)
+
+
+def _assert_reads_as_pyyaml(text: str) -> None:
+    """Twice (the second time from what the reader remembers), as PyYAML reads ``text``."""
+    try:
+        expected = _pyyaml_shape(text)
+    except yaml.YAMLError:
+        with pytest.raises(PackError):
+            parse_yaml(text, shown="c.yaml")
+        return
+    for _ in range(2):
+        try:
+            assert _shape(parse_yaml(text, shown="c.yaml")) == expected
+        except PackError as exc:  # refused on purpose: PyYAML would merge or accept it
+            assert "merge keys" in exc.message or "not a valid" in exc.message, exc.message
+
+
 @settings(max_examples=500, deadline=None)
 @given(_PLAIN_SCALARS)
-def test_remembered_tags_are_the_ones_pyyaml_resolves(text: str) -> None:
-    """The tag cache answers, for every plain scalar, what PyYAML's YAML 1.1 resolver does."""
-    expected = yaml.SafeLoader("").resolve(ScalarNode, text, (True, False))
-    loader = yaml_reader._Loader("", "t.yaml")
-    assert loader._plain_tag(text, (True, False)) == expected
-    assert loader._plain_tag(text, (True, False)) == expected  # now from the cache
-    assert yaml_reader._PLAIN_TAGS.get(text, expected) == expected
+def test_plain_scalars_read_as_pyyaml_reads_them(text: str) -> None:
+    """Values, surprises and lines as PyYAML's own node graph has them, also for a text the
+    reader has remembered; as a value, an item in a block and a flow list, and a key."""
+    _assert_reads_as_pyyaml(f"v: {text}\nitems:\n  - {text}\nflow: [a, {text}]\n{text}: k\n")
+
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=12))
+_DOCUMENT_VALUES = st.recursive(
+    _SCALARS | _PLAIN_SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=8) | st.integers(), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DOCUMENT_VALUES, st.sampled_from([True, False, None]), st.lists(_PLAIN_SCALARS, max_size=6))
+def test_documents_read_as_pyyaml_reads_them(
+    value: Any, flow: bool | None, plain: list[str]
+) -> None:
+    """Random documents in every style, with plain scalars written as they come: what the
+    reader builds matches PyYAML's values and its nodes' lines."""
+    dumped = yaml.safe_dump(value, default_flow_style=flow, allow_unicode=True, width=60)
+    text = "data:\n" + "".join(f"  {row}\n" for row in dumped.splitlines())
+    text += "raw:\n" + "".join(f"  - {item}\n" for item in plain)
+    _assert_reads_as_pyyaml(text + f"flow: [{', '.join(plain)}]\n")

@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator, Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 from yaml.events import (
@@ -32,13 +32,17 @@ except ImportError:  # PyYAML built without libyaml: same events, about 9x slowe
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
 _TAG = "tag:yaml.org,2002:"
+_STR = _TAG + "str"
 _SCALAR_TAGS = {_TAG + name for name in ("str", "int", "float", "bool", "null", "timestamp")}
 _SCALAR_TAGS.add(_TAG + "binary")
 _MAP_TAGS = {None, "!", _TAG + "map"}
 _SEQ_TAGS = {None, "!", _TAG + "seq"}
 _KINDS = {"int": "integer", "float": "number", "bool": "boolean", "timestamp": "date"}
 _NO_KEY = object()  # a mapping frame waiting for its next key
-_PLAIN_TAGS: dict[str, str] = {}  # plain scalar text -> its resolved tag
+# plain scalar text -> its value and surprise: what _scalar returns, a function of the text
+# alone, kept for values that are never changed in place or compared by identity (not NaN)
+_PLAIN_READINGS: dict[str, tuple[Any, str | None]] = {}
+_KEPT_TYPES = {str, bool, int, type(None)}
 _SHORT = 40  # longer texts are rarely repeated
 _MAX_REMEMBERED = 20_000  # at most about 2 MB
 
@@ -48,8 +52,8 @@ class YamlMap(dict[Any, Any]):
 
     __slots__ = ("key_lines", "line", "surprises")
 
+    # dict.__new__ already made it empty: no super().__init__(), a call per mapping saved
     def __init__(self, line: int) -> None:
-        super().__init__()
         self.line = line
         self.key_lines: dict[Any, int] = {}
         self.surprises: dict[Any, str] = {}
@@ -60,8 +64,7 @@ class YamlSeq(list[Any]):
 
     __slots__ = ("item_lines", "line", "surprises")
 
-    def __init__(self, line: int) -> None:
-        super().__init__()
+    def __init__(self, line: int) -> None:  # as YamlMap: list.__new__ made it empty
         self.line = line
         self.item_lines: list[int] = []
         self.surprises: dict[int, str] = {}
@@ -93,15 +96,24 @@ class _Loader(_BaseLoader):
         return value
 
     def _value(self) -> Any:
+        # The loop runs once per event (a contract has hundreds): names bound locally, and
+        # the common scalar read inline: quoted, plain with no pattern for its first character
+        # (resolve() would call it a string), or plain and read before.
+        get_event, remembered = self.get_event, _PLAIN_READINGS.get
+        patterned = self.yaml_implicit_resolvers
         stack: list[YamlMap | YamlSeq] = []
         keys: list[Any] = []  # per open mapping: its pending key, or _NO_KEY
         while True:
-            event = self.get_event()
+            event: Any = get_event()
             kind = type(event)
-            line = _line(event)
+            line = event.start_mark.line + 1
             surprise = None
             if kind is ScalarEvent:
-                value, surprise = self._scalar(event, line)
+                value = event.value
+                if event.tag is not None:
+                    value, surprise = self._scalar(event, line)
+                elif event.implicit[0] and value[:1] in patterned:
+                    value, surprise = remembered(value) or self._scalar(event, line)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
                 stack.append(self._open(event, line, stack, keys))
                 keys.append(_NO_KEY)
@@ -120,13 +132,16 @@ class _Loader(_BaseLoader):
                 if surprise is not None:
                     parent.surprises[len(parent)] = surprise
                 parent.append(value)
-            elif keys[-1] is _NO_KEY:
-                keys[-1] = self._key(parent, value, line)
-            else:
+            elif keys[-1] is not _NO_KEY:
                 parent[keys[-1]] = value
                 if surprise is not None:
                     parent.surprises[keys[-1]] = surprise
                 keys[-1] = _NO_KEY
+            elif value in parent.key_lines:
+                self._duplicate(parent, value, line)
+            else:
+                parent.key_lines[value] = line
+                keys[-1] = value
 
     def _open(
         self, event: Any, line: int, stack: list[YamlMap | YamlSeq], keys: list[Any]
@@ -141,14 +156,10 @@ class _Loader(_BaseLoader):
             raise PackError(self.shown, line, f"nesting is deeper than {MAX_DEPTH} levels")
         return YamlMap(line) if is_map else YamlSeq(line)
 
-    def _key(self, mapping: YamlMap, key: Any, line: int) -> Any:
-        if key in mapping.key_lines:
-            first = mapping.key_lines[key]
-            shown_key = excerpt(key) if isinstance(key, str) else key
-            message = f"duplicate key {shown_key!r} (first at line {first})"
-            raise PackError(self.shown, line, message)
-        mapping.key_lines[key] = line
-        return key
+    def _duplicate(self, mapping: YamlMap, key: Any, line: int) -> NoReturn:
+        first = mapping.key_lines[key]
+        shown_key = excerpt(key) if isinstance(key, str) else key
+        raise PackError(self.shown, line, f"duplicate key {shown_key!r} (first at line {first})")
 
     def _scalar(self, event: Any, line: int) -> tuple[Any, str | None]:
         text: str = event.value
@@ -157,26 +168,18 @@ class _Loader(_BaseLoader):
         if plain:
             if not event.implicit[0]:
                 return text, None  # quoted: always a string
-            tag = self._plain_tag(text, event.implicit)
-        if tag == _TAG + "str" or tag == _TAG + "value":  # '=' is the text "=" (as PyYAML)
-            return text, None
+            # this loader has no path resolvers: the tag is a function of the text alone
+            tag = self.resolve(ScalarNode, text, event.implicit)  # type: ignore[no-untyped-call]
+        if tag == _STR or tag == _TAG + "value":  # '=' is the text "=" (as PyYAML)
+            return _remembered(text, (text, None)) if plain else (text, None)
         if tag == _TAG + "merge":
             raise PackError(self.shown, line, "YAML merge keys (<<) are not supported")
         if tag not in _SCALAR_TAGS:
             raise PackError(self.shown, line, f"YAML tag {_show_tag(tag)!r} is not supported")
         value = self._construct(tag, event, line)
-        return value, (text if plain and _surprising(text, value) else None)
-
-    def _plain_tag(self, text: str, implicit: tuple[bool, bool]) -> str:
-        """The YAML 1.1 tag of a plain scalar: a function of its text alone (this loader has
-        no path resolvers), remembered for short texts, which keys and flags repeat."""
-        tag = _PLAIN_TAGS.get(text)
-        if tag is None:
-            # types-PyYAML leaves resolve() untyped
-            tag = self.resolve(ScalarNode, text, implicit)  # type: ignore[no-untyped-call]
-            if len(text) <= _SHORT and len(_PLAIN_TAGS) < _MAX_REMEMBERED:
-                _PLAIN_TAGS[text] = tag
-        return tag
+        if not plain:
+            return value, None
+        return _remembered(text, (value, text if _surprising(text, value) else None))
 
     def _construct(self, tag: str, event: Any, line: int) -> Any:
         node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
@@ -187,6 +190,15 @@ class _Loader(_BaseLoader):
             reason = str(exc).split(";")[0].splitlines()[0]
             message = f"{excerpt(event.value)!r} is not a valid {kind} ({reason})"
             raise PackError(self.shown, line, message) from None
+
+
+def _remembered(text: str, reading: tuple[Any, str | None]) -> tuple[Any, str | None]:
+    """``reading``, kept for the next time ``text`` is read when it is short (keys and flags
+    repeat) and of a kept type."""
+    kept = type(reading[0]) in _KEPT_TYPES
+    if kept and len(text) <= _SHORT and len(_PLAIN_READINGS) < _MAX_REMEMBERED:
+        _PLAIN_READINGS[text] = reading
+    return reading
 
 
 def _line(event: Any) -> int:
