@@ -270,6 +270,9 @@ def test_a_pattern_whose_comments_hide_a_huge_repeat_is_too_large() -> None:
 def test_regex_is_compiled_once_at_prepare() -> None:
     assert OPERATORS["regex"].prepare("a+b") is OPERATORS["regex"].prepare("a+b")
     assert OPERATORS["regex"].prepare("(?i)x").search("X")
+    for _ in range(2):  # only what compiles is kept: a refused pattern is refused each time
+        with pytest.raises(ValueError, match="too large"):
+            OPERATORS["regex"].prepare("a{1000000000}")
 
 
 @pytest.mark.parametrize(

@@ -105,9 +105,16 @@ def _options(value: Any) -> Any:
 def _pattern(value: Any) -> Any:
     if not isinstance(value, str):
         raise ValueError(f"regex must be a string, got {short(value)}")
+    return _sized_regex(value)
+
+
+# Contracts repeat their patterns, and sizing one parses it (most of compiling a contract);
+# a refused pattern raises, which lru_cache never keeps, so its message is made afresh.
+@functools.lru_cache(maxsize=1024)
+def _sized_regex(value: str) -> regex.Pattern[str]:
     try:
         units = expanded_size(value)
-        compiled = _compile_regex(value) if units <= MAX_REGEX_UNITS else None
+        compiled = regex.compile(value) if units <= MAX_REGEX_UNITS else None
     except (regex.error, OverflowError, RecursionError, ValueError) as exc:
         reason = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in str(exc))
         raise ValueError(f"invalid regex {short(value)}: {reason}") from None
@@ -115,11 +122,6 @@ def _pattern(value: Any) -> Any:
         limit = f"{units} elements once repeats are expanded, limit {MAX_REGEX_UNITS}"
         raise ValueError(f"regex {short(value)} is too large: {limit}")
     return compiled
-
-
-@functools.lru_cache(maxsize=1024)
-def _compile_regex(pattern: str) -> regex.Pattern[str]:
-    return regex.compile(pattern)
 
 
 # --- check: (actual, prepared, env) -> None or a message, actual value first -------------
