@@ -101,8 +101,9 @@ class _Loader(_BaseLoader):
         # (resolve() would call it a string), or plain and read before.
         get_event, remembered = self.get_event, _PLAIN_READINGS.get
         patterned = self.yaml_implicit_resolvers
-        stack: list[YamlMap | YamlSeq] = []
-        keys: list[Any] = []  # per open mapping: its pending key, or _NO_KEY
+        parent: Any = None  # the innermost open YamlMap or YamlSeq
+        key: Any = _NO_KEY  # its pending key, when a mapping
+        outer: list[tuple[Any, Any]] = []  # the enclosing ones, with theirs
         while True:
             event: Any = get_event()
             kind = type(event)
@@ -115,44 +116,42 @@ class _Loader(_BaseLoader):
                 elif event.implicit[0] and value[:1] in patterned:
                     value, surprise = remembered(value) or self._scalar(event, line)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
-                stack.append(self._open(event, line, stack, keys))
-                keys.append(_NO_KEY)
+                opened = self._open(event, line, parent, key, len(outer))
+                outer.append((parent, key))
+                parent, key = opened, _NO_KEY
                 continue
             elif kind is MappingEndEvent or kind is SequenceEndEvent:
-                keys.pop()
-                value = stack.pop()
-                line = value.line
+                value, line = parent, parent.line
+                parent, key = outer.pop()
             else:
                 raise PackError(self.shown, line, "YAML aliases (*name) are not supported")
-            if not stack:
+            if parent is None:
                 return value
-            parent = stack[-1]
-            if isinstance(parent, YamlSeq):
+            if type(parent) is YamlSeq:
                 parent.item_lines.append(line)
                 if surprise is not None:
                     parent.surprises[len(parent)] = surprise
                 parent.append(value)
-            elif keys[-1] is not _NO_KEY:
-                parent[keys[-1]] = value
+            elif key is not _NO_KEY:
+                parent[key] = value
                 if surprise is not None:
-                    parent.surprises[keys[-1]] = surprise
-                keys[-1] = _NO_KEY
+                    parent.surprises[key] = surprise
+                key = _NO_KEY
             elif value in parent.key_lines:
                 self._duplicate(parent, value, line)
             else:
                 parent.key_lines[value] = line
-                keys[-1] = value
+                key = value
 
-    def _open(
-        self, event: Any, line: int, stack: list[YamlMap | YamlSeq], keys: list[Any]
-    ) -> YamlMap | YamlSeq:
+    def _open(self, event: Any, line: int, parent: Any, key: Any, depth: int) -> YamlMap | YamlSeq:
+        """A new mapping or list inside ``parent`` (None: the document), ``depth`` levels in."""
         is_map = type(event) is MappingStartEvent
-        if stack and type(stack[-1]) is YamlMap and keys[-1] is _NO_KEY:
+        if type(parent) is YamlMap and key is _NO_KEY:
             message = "a mapping key must be a plain value, not a mapping or a list"
             raise PackError(self.shown, line, message)
         if event.tag not in (_MAP_TAGS if is_map else _SEQ_TAGS):
             raise PackError(self.shown, line, f"YAML tag {_show_tag(event.tag)!r} is not supported")
-        if len(stack) >= MAX_DEPTH:
+        if depth >= MAX_DEPTH:
             raise PackError(self.shown, line, f"nesting is deeper than {MAX_DEPTH} levels")
         return YamlMap(line) if is_map else YamlSeq(line)
 
