@@ -13,6 +13,8 @@ from replaygate.assertions.operators import MODIFIERS, OPERATORS, CheckError, Op
 from replaygate.assertions.values import short, suggestion, yaml_reading
 from replaygate.errors import PackError
 
+_NONE: Mapping[Any, str] = {}  # no surprises: a mapping or list not read from YAML
+
 
 @dataclass(frozen=True, slots=True)
 class Check:
@@ -102,10 +104,7 @@ def _compile_check(
 ) -> Check:
     op = OPERATORS[name]
     written = _written(raw, name)
-    hint = "; ".join(
-        f"the contract's `{text}` was read as {yaml_reading(read)}; quote it"
-        for _, text, read in written
-    )
+    hint = _hint(written) if written else ""
     try:
         prepared = op.prepare(value)
     except ValueError as exc:
@@ -119,13 +118,22 @@ def _compile_check(
 Written = list[tuple[int | None, str, Any]]  # list index (None: the value), text, value read
 
 
+def _hint(written: Written) -> str:
+    return "; ".join(
+        f"the contract's `{text}` was read as {yaml_reading(read)}; quote it"
+        for _, text, read in written
+    )
+
+
 def _written(raw: Mapping[str, Any], key: str) -> Written:
     """The operator value, or the items of its list, that YAML read surprisingly; the loader
     keeps their text in ``surprises`` beside the mapping or list that holds them."""
     value = raw[key]
-    text = getattr(raw, "surprises", {}).get(key)
+    text = getattr(raw, "surprises", _NONE).get(key)
+    items = getattr(value, "surprises", _NONE)
+    if not text and not items:  # the common case, answered without building lists
+        return []
     found: Written = [(None, text, value)] if text else []
-    items = getattr(value, "surprises", {})
     return found + [(index, text, value[index]) for index, text in items.items()]
 
 
