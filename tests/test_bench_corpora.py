@@ -13,6 +13,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
 import bench_agentevals  # noqa: E402  (bench/ is not a package)
+import bench_load  # noqa: E402
 import bench_run  # noqa: E402
 import bench_traces  # noqa: E402
 import corpus_realistic  # noqa: E402
@@ -77,3 +78,12 @@ def test_agentevals_gets_every_fixture_with_the_calls_of_a_correct_answer(tmp_pa
         recorded = json.loads((tmp_path / line["fixture"]).read_text(encoding="utf-8"))
         same = recorded["response"]["tool_calls"] == line["reference"][0]["tool_calls"]
         assert line["passes"] is same is ("/negative/" not in line["fixture"]), line["fixture"]
+
+
+def test_the_load_bench_times_a_corpus_only_when_every_contract_loads(tmp_path: Path) -> None:
+    corpus_realistic.generate(tmp_path, 40)
+    figures = bench_load.measure(sys.executable, tmp_path)
+    assert set(figures) == {"load_packs", "yaml_reader", "csafeloader"}
+    (tmp_path / "packs" / "p0000" / "contracts" / "lookup_1.yaml").write_text("tool: [\n")
+    with pytest.raises(SystemExit, match="1 problems, 3 of 4 contracts loaded"):
+        bench_load.measure(sys.executable, tmp_path)
