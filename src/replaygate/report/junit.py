@@ -82,7 +82,11 @@ def _suite_element(suite: Any) -> ET.Element:
     total = 0
     for testcase, case in zip(element.iter("testcase"), suite.test_cases, strict=True):
         milliseconds = round(case.elapsed_sec * 1000)
-        testcase.set("time", _seconds(milliseconds))
+        # second, where junit-xml writes a time it was given: it leaves out a time of 0 (a
+        # cached result's), and set() would add it last, so the bytes would depend on it
+        attributes = testcase.attrib
+        testcase.attrib = {"name": attributes.pop("name"), "time": _seconds(milliseconds)}
+        testcase.attrib.update((k, v) for k, v in attributes.items() if k != "time")
         total += milliseconds
     element.set("time", _seconds(total))
     return element
