@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -721,3 +722,33 @@ def test_a_cache_that_cannot_be_written_is_a_warning_and_the_run_reports(
     assert code == 0
     assert json.loads(report.read_text())["totals"]["passed"] == 2
     assert f"{cache / CACHE_FILE}: warning: the cache was not saved (" in out
+
+
+def test_a_contract_the_parse_refuses_unread_is_not_read_whole_warm(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Too large, or not a regular file (a FIFO would block the read): refused as uncached,
+    without the cache's look-up reading it first."""
+    from replaygate.loading.files import MAX_YAML_BYTES
+
+    contracts = next(repo.glob("packs/*/contracts"))
+    (contracts / "big.yaml").write_bytes(b"#" * (MAX_YAML_BYTES + 1))
+    fifo = hasattr(os, "mkfifo")
+    if fifo:
+        os.mkfifo(contracts / "pipe.yaml")
+    read: list[str] = []
+    real = Path.read_bytes
+
+    def spy(self: Path) -> bytes:
+        read.append(self.name)
+        if self.name == "pipe.yaml":
+            raise OSError("would block")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", spy)
+    plain = run(capsys, str(repo / "packs"))
+    warm = run(capsys, str(repo / "packs"), cache=tmp_path / "cache")
+    assert "big.yaml" not in read and "pipe.yaml" not in read
+    assert plain[:2] == warm[:2]
+    assert "file is too large" in warm[1]
+    assert not fifo or "a FIFO" in warm[1]

@@ -10,6 +10,8 @@ path, its file and its cases: each hit's result carries the rest.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from replaygate.loading.contract import Contract, GoldenCase
-from replaygate.loading.files import shown_path
+from replaygate.loading.files import MAX_YAML_BYTES, shown_path
 from replaygate.loading.pack import Pack, contract_path, parse_contract
 from replaygate.results.cache import Store, load_store
 from replaygate.results.cache_codec import BadEntry, Decode, flag, many, of, optional, text, whole
@@ -119,6 +121,11 @@ class WarmContracts:
             self._refuse(pack)
             self._checked.add(pack.directory)
         try:
+            # sized first, as the parse would: a file it refuses unread (too large, a FIFO
+            # that would block) is not read whole here either
+            found = os.stat(path)
+            if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_YAML_BYTES:
+                return parse_contract(path, pack)
             raw = path.read_bytes()
         except OSError:  # it fails as it would uncached
             return parse_contract(path, pack)
