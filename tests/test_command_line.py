@@ -257,32 +257,30 @@ def run_redirected(args: list[str], cwd: Path, out: Path, err: Path) -> int:
     return done.returncode
 
 
-# A link of our own to the stream, not /dev/stdout itself: if the rule broke, this test would
+# Links of our own to the streams, not /dev/stdout itself: if the rule broke, this test would
 # otherwise replace the machine's /dev/stdout (the test runs as root in the image's CI).
 @pytest.mark.skipif(sys.platform != "linux", reason="/proc/self/fd is Linux's")
-def test_a_report_to_the_file_stdout_is_open_on_is_written_to_stdout(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fd", [1, 2])
+def test_a_report_to_the_file_a_stream_is_open_on_is_not_renamed_over_it(
+    tmp_path: Path, fd: int
+) -> None:
+    """stdout's file takes the report as `-` does; stderr's (a regular file) is refused."""
     make_pack(tmp_path / "repo", fixtures=FAILING)
-    stdout_link = tmp_path / "stdout"
-    stdout_link.symlink_to("/proc/self/fd/1")
+    link = tmp_path / "stream"
+    link.symlink_to(f"/proc/self/fd/{fd}")
     out, err = tmp_path / "out.txt", tmp_path / "err.txt"
-    assert run_redirected(["run", "--json", str(stdout_link)], tmp_path / "repo", out, err) == 1
-    assert stdout_link.is_symlink(), "the link was replaced by the report"
-    assert json.loads(out.read_text())["totals"]["failed"] == 1  # the report, whole
-    assert "is not equal to 'Bern'" in err.read_text()  # the terminal report moved to stderr
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="/proc/self/fd is Linux's")
-def test_a_report_to_the_file_stderr_is_open_on_is_refused(tmp_path: Path) -> None:
-    make_pack(tmp_path / "repo", fixtures=FAILING)
-    stderr_link = tmp_path / "stderr"
-    stderr_link.symlink_to("/proc/self/fd/2")
-    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
-    assert run_redirected(["run", "--junit", str(stderr_link)], tmp_path / "repo", out, err) == 4
-    assert stderr_link.is_symlink()
-    assert err.read_text() == (
-        f"replaygate: --junit {stderr_link}: that is the file this run's messages go to; give "
-        "another file, or - for standard output\n"
-    )
+    code = run_redirected(["run", "--junit", str(link)], tmp_path / "repo", out, err)
+    assert link.is_symlink(), "the link was replaced by the report"
+    if fd == 1:
+        assert code == 1
+        assert ET.fromstring(out.read_text()).get("failures") == "1"  # the report, whole
+        assert "is not equal to 'Bern'" in err.read_text()  # the terminal report moved
+    else:
+        assert code == 4
+        assert err.read_text() == (
+            f"replaygate: --junit {link}: that is the file this run's messages go to; give "
+            "another file, or - for standard output\n"
+        )
 
 
 def test_two_reports_cannot_share_stdout(tmp_path: Path) -> None:
