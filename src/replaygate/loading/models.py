@@ -524,14 +524,15 @@ def _unknown_model_key(root: Model | None, loc: tuple[str | int, ...]) -> str:
     if root is None:
         return unknown_key(key, (), {})
     here = _model_at(root, loc[:-1])
+    here_keys = _keys_of(here)
     places = {
         name: place
         for model, place in reversed(_places(root))
         if model is not here
         for name in _keys_of(model)
-        if name not in _keys_of(here)
+        if name not in here_keys
     }
-    return unknown_key(key, _keys_of(here), places)
+    return unknown_key(key, here_keys, places)
 
 
 _TYPE_WORDS = {

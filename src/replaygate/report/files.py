@@ -48,7 +48,7 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
         fd = os.open(temp, _WRITE_FLAGS, 0o666)
         _give(fd)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.writelines([text] if isinstance(text, str) else text)
+            handle.writelines(_pieces(text))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, path)
@@ -79,10 +79,14 @@ def _is_special(path: Path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
+def _pieces(text: str | Iterable[str]) -> Iterable[str]:
+    return [text] if isinstance(text, str) else text
+
+
 def _write_through(path: Path, text: str | Iterable[str]) -> None:
     try:
         with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.writelines([text] if isinstance(text, str) else text)
+            handle.writelines(_pieces(text))
     except OSError as exc:
         raise ReplayGateError(f"cannot write {path}: {exc.strerror or exc}") from None
 
