@@ -74,6 +74,9 @@ def visible(char: str) -> str:
 
 def _escaper(pattern: re.Pattern[str]) -> Callable[[str], str]:
     def escape(text: str) -> str:
+        # Most text has nothing to escape: a search is cheaper than a substitution finding none.
+        if pattern.search(text) is None:
+            return text
         return pattern.sub(lambda match: visible(match.group()), text)
 
     return escape

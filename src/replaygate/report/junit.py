@@ -19,6 +19,7 @@ from replaygate.report.grammar import (
     value_text,
 )
 from replaygate.report.junit_family import JunitFamily
+from replaygate.report.junit_text import attribute, element_rest, element_text, start_tag
 from replaygate.results.model import CaseResult, Problem, RunResult, Status
 
 PROBLEMS_SUITE = "replaygate.problems"
@@ -48,48 +49,56 @@ def junit_chunks(result: RunResult, *, family: JunitFamily = JunitFamily.XUNIT2)
     for them, but the elements of 10,000 cases would take several times their text.
     """
     located = family is JunitFamily.XUNIT1
-    suites: Iterable[Any] = (_suite(cases, located) for cases in _by_contract(result.cases))
+    suites: Iterable[_Suite] = (_suite(cases, located) for cases in _by_contract(result.cases))
     if result.problems:
         suites = itertools.chain(suites, [_problems_suite(result.problems, located)])
     totals = dict.fromkeys(_COUNTS, 0)
     milliseconds = 0
     texts = []
     for suite in suites:
-        element = _suite_element(suite)
+        element = suite.built.build_xml_doc()
+        element.set("tests", str(len(suite.cases)))  # with the testcases written here
         for count in _COUNTS:
             totals[count] += int(element.get(count, 0))
-        milliseconds += _milliseconds(element)
-        texts.append(_ascii(element))
+        milliseconds += sum(ms for ms, _ in suite.cases)
+        texts.append(_suite_text(element, suite.cases))
     root = ET.Element("testsuites", {count: str(totals[count]) for count in _COUNTS})
     root.set("time", _seconds(milliseconds))
     if not texts:  # an empty element is written in its short form
-        yield _DECLARATION + _ascii(root) + "\n"
+        yield _DECLARATION + _ascii(element_text(root)) + "\n"
         return
-    yield _DECLARATION + _ascii(root).removesuffix(" />") + ">"
+    yield _DECLARATION + _ascii(element_text(root)).removesuffix(" />") + ">"
     yield from texts
     yield "</testsuites>\n"
 
 
-def _ascii(element: ET.Element) -> str:
-    # Serialised as text and made ASCII once: tostring's default ASCII writer encodes each of
-    # its many small writes apart, with the same character references.
-    return ET.tostring(element, encoding="unicode").encode("ascii", "xmlcharrefreplace").decode()
+def _ascii(text: str) -> str:
+    # Made ASCII once per suite, with the character references ElementTree's ASCII writer uses.
+    return text.encode("ascii", "xmlcharrefreplace").decode()
 
 
-def _suite_element(suite: Any) -> ET.Element:
-    element: ET.Element = suite.build_xml_doc()
+class _Suite(NamedTuple):
+    built: Any  # junit_xml.TestSuite of the cases that are not passed ones (see _passed_text)
+    cases: list[tuple[int, str | None]]  # each case's milliseconds, and its text if written here
+
+
+def _suite_text(element: ET.Element, cases: list[tuple[int, str | None]]) -> str:
+    """A suite junit-xml built, with our times and the passed cases' texts in their places."""
     element.attrib.pop("disabled", None)
-    total = 0
-    for testcase, case in zip(element.iter("testcase"), suite.test_cases, strict=True):
-        milliseconds = round(case.elapsed_sec * 1000)
-        # second, where junit-xml writes a time it was given: it leaves out a time of 0 (a
-        # cached result's), and set() would add it last, so the bytes would depend on it
-        attributes = testcase.attrib
-        testcase.attrib = {"name": attributes.pop("name"), "time": _seconds(milliseconds)}
-        testcase.attrib.update((k, v) for k, v in attributes.items() if k != "time")
-        total += milliseconds
-    element.set("time", _seconds(total))
-    return element
+    element.set("time", _seconds(sum(ms for ms, _ in cases)))  # in junit-xml's place for it
+    built = iter(element)
+    testcases = [_testcase_text(next(built), ms) if text is None else text for ms, text in cases]
+    return _ascii(
+        f"{start_tag('testsuite', element.attrib.items())}>{''.join(testcases)}</testsuite>"
+    )
+
+
+def _testcase_text(testcase: ET.Element, milliseconds: int) -> str:
+    attributes = testcase.attrib
+    # Second, where junit-xml writes a time it is given: it is given none (it would leave
+    # out a time of 0, a cached result's, and write six decimals), so it is written here.
+    first = [("name", attributes.pop("name")), ("time", _seconds(milliseconds))]
+    return start_tag("testcase", [*first, *attributes.items()]) + element_rest(testcase)
 
 
 def _by_contract(cases: Iterable[CaseResult]) -> list[list[CaseResult]]:
@@ -99,30 +108,63 @@ def _by_contract(cases: Iterable[CaseResult]) -> list[list[CaseResult]]:
     return list(groups.values())
 
 
-def _suite(cases: list[CaseResult], located: bool) -> Any:
+def _suite(cases: list[CaseResult], located: bool) -> _Suite:
     first = cases[0]
     # The same for every case of the contract: escaped once, not once per case.
-    shared = _Shared(
+    shared = _shared(
         _safe(classname(first.pack, first.contract)), _safe(first.contract_file), located
     )
-    return junit_xml.TestSuite(
+    texts = [_passed_text(case, shared) if _written_here(case) else None for case in cases]
+    suite = junit_xml.TestSuite(
         _safe(f"{first.pack}/{first.contract}"),
-        [_testcase(case, shared) for case in cases],
+        [_testcase(case, shared) for case, text in zip(cases, texts, strict=True) if text is None],
         file=shared.file,
     )
+    return _Suite(
+        suite, [(round(c.duration_s * 1000), text) for c, text in zip(cases, texts, strict=True)]
+    )
+
+
+def _written_here(case: CaseResult) -> bool:
+    """A passed case without trace assertions: a testcase of attributes only.
+
+    Such cases are nearly all of a report, and junit-xml's objects, the element it builds
+    from them and the walk to write it cost several times the text: it is written here,
+    with the attributes junit-xml gives it, in its order, and escaped by the same writer.
+    junit-xml still builds every suite and every case with a child (failure, error,
+    skipped, system-out). tests/report/test_junit_text.py holds the report to the one
+    junit-xml builds whole.
+    """
+    return case.status is Status.PASSED and not case.assertions
+
+
+def _passed_text(case: CaseResult, shared: _Shared) -> str:
+    """``_testcase(case, shared)`` as junit-xml builds it and ``_testcase_text`` writes it."""
+    line = f' line="{case.line}"' if shared.located and case.line else ""  # not 0, as junit-xml
+    name = attribute(_safe(case.case_id))
+    time = _seconds(round(case.duration_s * 1000))
+    return f'<testcase name="{name}" time="{time}"{shared.attributes}{line} />'
 
 
 class _Shared(NamedTuple):
     classname: str
     file: str
     located: bool
+    attributes: str  # a passed testcase's after its time, written: see _shared
+
+
+def _shared(name: str, file: str, located: bool) -> _Shared:
+    # the attributes junit-xml gives a passed testcase after its name, leaving out empty ones
+    attributes = [("classname", name)] if name else []
+    if located and file:
+        attributes.append(("file", file))
+    return _Shared(name, file, located, start_tag("", attributes).removeprefix("<"))
 
 
 def _testcase(case: CaseResult, shared: _Shared) -> Any:
     testcase = junit_xml.TestCase(
         _safe(case.case_id),
         classname=shared.classname,
-        elapsed_sec=case.duration_s,
         file=shared.file if shared.located else None,
         line=case.line if shared.located else None,
         stdout=_assertions(case),
@@ -175,23 +217,18 @@ def _assertions(case: CaseResult) -> str | None:
     return xml_safe(truncate("\n".join(lines), _VALUE_LIMIT * 5))
 
 
-def _problems_suite(problems: Iterable[Problem], located: bool) -> Any:
+def _problems_suite(problems: Iterable[Problem], located: bool) -> _Suite:
     testcases = []
     for problem in problems:
         testcase = junit_xml.TestCase(
             _safe(where(problem.file, problem.line)),
             classname=PROBLEMS_SUITE,
-            elapsed_sec=0.0,
             file=_safe(problem.file) if located else None,
             line=problem.line if located else None,
         )
         testcase.add_error_info(message=_safe(problem.message), error_type="problem")
         testcases.append(testcase)
-    return junit_xml.TestSuite(PROBLEMS_SUITE, testcases)
-
-
-def _milliseconds(element: ET.Element) -> int:
-    return round(float(element.get("time", "0")) * 1000)
+    return _Suite(junit_xml.TestSuite(PROBLEMS_SUITE, testcases), [(0, None)] * len(testcases))
 
 
 def _seconds(milliseconds: int) -> str:
