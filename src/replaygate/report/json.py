@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -13,6 +12,7 @@ from replaygate import __version__
 from replaygate.errors import PackError
 from replaygate.loading.files import read_text
 from replaygate.loading.json_reader import json_path, line_of_key, parse_json
+from replaygate.report.json_case import ENCODER, case_object, case_text
 from replaygate.report.results_format import Located, kind, schema_problem
 from replaygate.results.fingerprint import is_fingerprint
 from replaygate.results.model import (
@@ -31,7 +31,6 @@ SCHEMA_VERSION = "1.1"
 DEFAULT_PROVIDER = "recorded"
 _MAX_DEPTH = 100
 MAX_RESULTS_BYTES = 128 * 1024 * 1024  # a shard of about 100,000 failing cases
-_ENCODER = json.JSONEncoder(ensure_ascii=True, allow_nan=False)  # one, not one a call
 
 
 def render_json(result: RunResult) -> str:
@@ -53,9 +52,9 @@ def json_chunks(result: RunResult) -> Iterator[str]:
     yield ",\n" + _member("provider", result.meta.get("provider", DEFAULT_PROVIDER))
     yield ",\n" + _member("duration_s", result.duration_s)
     yield ",\n" + _member("totals", _totals(result))
-    yield from _list_member("packs", map(_pack, result.packs))
-    yield from _list_member("problems", map(_problem, result.problems))
-    yield from _list_member("warnings", map(_problem, result.warnings))
+    yield from _list_member("packs", (_dump(_pack(pack)) for pack in result.packs))
+    yield from _list_member("problems", (_dump(_problem(item)) for item in result.problems))
+    yield from _list_member("warnings", (_dump(_problem(item)) for item in result.warnings))
     yield from _list_member("cases", map(_case, result.cases))
     if "shard" in result.meta:
         yield ",\n" + _member("shard", result.meta["shard"])
@@ -66,20 +65,27 @@ def _member(key: str, value: Any) -> str:
     return f"{_dump(key)}: {_dump(value)}"
 
 
-def _list_member(key: str, items: Iterable[Any]) -> Iterator[str]:
-    """``,\\n"key": [`` then one element a line, or ``[]`` when there is none."""
+def _list_member(key: str, items: Iterable[str]) -> Iterator[str]:
+    """``,\\n"key": [`` then one element's text a line, or ``[]`` when there is none."""
     separator = f",\n{_dump(key)}: [\n"
     for item in items:
-        yield separator + _dump(item)
+        yield separator + item
         separator = ",\n"
     yield "\n]" if separator == ",\n" else f",\n{_dump(key)}: []"
 
 
+def _case(case: CaseResult) -> str:
+    try:
+        return case_text(case)
+    except (TypeError, ValueError, RecursionError):  # what _dump does then, from the start
+        return _dump(case_object(case))
+
+
 def _dump(value: Any) -> str:
     try:
-        return _ENCODER.encode(value)
+        return ENCODER.encode(value)
     except (TypeError, ValueError, RecursionError):  # a fixture value JSON cannot hold as is
-        return _ENCODER.encode(_plain(value, _MAX_DEPTH))
+        return ENCODER.encode(_plain(value, _MAX_DEPTH))
 
 
 def _plain(value: Any, depth: int) -> Any:
@@ -112,63 +118,6 @@ def _pack(pack: PackSummary) -> dict[str, Any]:
 
 def _problem(problem: Problem) -> dict[str, Any]:
     return {"file": problem.file, "line": problem.line, "message": problem.message}
-
-
-def _case(case: CaseResult) -> dict[str, Any]:
-    return {
-        "pack": case.pack,
-        "pack_dir": case.pack_dir,
-        "contract": case.contract,
-        "contract_file": case.contract_file,
-        "case_id": case.case_id,
-        "expect_ok": case.expect_ok,
-        "expected_error": case.expected_error,
-        "observed_ok": case.observed_ok,
-        "passed": case.passed,
-        "status": case.status.value,
-        "classification": case.classification,
-        "fingerprint": case.fingerprint,
-        "known": case.known,
-        "reason": case.reason,
-        "file": case.file,
-        "line": case.line,
-        "order": case.order,
-        "duration_s": case.duration_s,
-        "score": case.score,
-        "failures": [_failure(failure) for failure in case.failures],
-        "assertions": [_assertion(outcome) for outcome in case.assertions],
-    }
-
-
-def _assertion(outcome: AssertionOutcome) -> dict[str, Any]:
-    return {
-        "id": outcome.id,
-        "type": outcome.type,
-        "status": outcome.status.value,
-        "weight": outcome.weight,
-        "message": outcome.message,
-        "file": outcome.file,
-        "line": outcome.line,
-        "recorded": outcome.recorded,
-        "differs": outcome.differs,
-        "captures": [
-            {"field": c.field, "value": c.value, "truncated": c.truncated} for c in outcome.captures
-        ],
-    }
-
-
-def _failure(failure: Failure) -> dict[str, Any]:
-    return {
-        "classification": failure.classification,
-        "message": failure.message,
-        "locator": failure.locator,
-        "path": failure.path,
-        "operator": failure.operator,
-        "expected": failure.expected,
-        "actual": failure.actual,
-        "file": failure.file,
-        "line": failure.line,
-    }
 
 
 def load_results(text: str, *, shown: str) -> RunResult:
