@@ -38,11 +38,13 @@ def render_junit(result: RunResult, *, family: JunitFamily = JunitFamily.XUNIT2)
 def junit_chunks(result: RunResult, *, family: JunitFamily = JunitFamily.XUNIT2) -> Iterator[str]:
     """The report in pieces; every untrusted string passes through ``xml_safe`` first.
 
-    junit-xml builds the elements; every ``time`` is written here, in whole
-    milliseconds, and the counts junit-10.xsd does not define (``disabled``) are
-    left out. junit-xml deletes some characters XML cannot carry and writes lone
-    surrogates as character references that no parser accepts, so it never
-    sees one. The output is ASCII (other characters become references).
+    junit-xml builds the suites and every testcase with a child (a passed one, all
+    attributes, is written here: see ``_written_here``), and ``junit_text`` writes them
+    as ElementTree would; every ``time`` is written here, in whole milliseconds, and the
+    counts junit-10.xsd does not define (``disabled``) are left out. junit-xml deletes
+    some characters XML cannot carry and writes lone surrogates as character references
+    that no parser accepts, so it never sees one. The output is ASCII (other characters
+    become references).
 
     Each suite is serialised as soon as it is built, and its elements dropped: the
     ``testsuites`` element's totals come first in the file, so the suites' texts wait
@@ -140,7 +142,8 @@ def _written_here(case: CaseResult) -> bool:
 
 def _passed_text(case: CaseResult, shared: _Shared) -> str:
     """``_testcase(case, shared)`` as junit-xml builds it and ``_testcase_text`` writes it."""
-    line = f' line="{case.line}"' if shared.located and case.line else ""  # not 0, as junit-xml
+    located = shared.located and case.line  # junit-xml leaves out line 0
+    line = f' line="{attribute(str(case.line))}"' if located else ""
     name = attribute(_safe(case.case_id))
     time = _seconds(round(case.duration_s * 1000))
     return f'<testcase name="{name}" time="{time}"{shared.attributes}{line} />'
