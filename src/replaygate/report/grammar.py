@@ -70,10 +70,14 @@ def case_message(case: CaseResult) -> str:
     return case.reason or _DEFAULT_MESSAGE.get(case.status, case.status.value)
 
 
+# json.dumps with an option builds an encoder for each call: one, for every value
+_VALUE_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
 def value_text(value: Any) -> str:
     """An expected or actual value for humans: JSON where possible, ``repr`` otherwise."""
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return _VALUE_ENCODER.encode(value)
     except (TypeError, ValueError, RecursionError):
         return repr(value)
 
