@@ -54,6 +54,14 @@ def test_xml_safe_escapes_what_xml_cannot_carry_or_junit_xml_drops(
     assert xml_safe(text) == expected
 
 
+@given(ANY_TEXT)
+def test_xml_and_terminal_escaping_is_each_character_by_itself(text: str) -> None:
+    """A text without anything to escape skips the substitution: the result is still what
+    escaping each character alone gives, so the shortcut cannot change a byte."""
+    for escape in (xml_safe, terminal_safe):
+        assert escape(text) == "".join(escape(char) for char in text)
+
+
 def test_xml_safe_keeps_tabs_line_breaks_markup_and_unicode() -> None:
     text = "a\tb\nc\rd <e> & ]]> é 🚀 \U00010000"
     assert xml_safe(text) == text
