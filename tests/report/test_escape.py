@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given
@@ -192,3 +193,24 @@ def test_markdown_code_fence_is_never_inside_the_body(text: str) -> None:
     runs = re.findall("`+", body)
     assert all(len(run) != len(fence.group()) for run in runs)
     assert "\n" not in span
+
+
+class _Loud(str):
+    """A str subclass whose formatting is not its text."""
+
+    def __format__(self, spec: str) -> str:
+        return "FMT"
+
+    def __str__(self) -> str:
+        return "STR"
+
+
+@pytest.mark.parametrize("escape", [xml_safe, terminal_safe], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("text", ["plain", "needs \x1b escaping"])
+def test_an_escaper_returns_an_exact_str_whatever_it_is_given(
+    escape: Callable[[str], str], text: str
+) -> None:
+    """A subclass's own ``__format__`` must not reach the reports' f-strings."""
+    escaped = escape(_Loud(text))
+    assert type(escaped) is str
+    assert f"{escaped}" == escape(text)

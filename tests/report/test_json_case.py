@@ -66,6 +66,22 @@ def test_a_value_of_another_type_is_left_to_the_encoder(
     assert written == (encoded(case) or json_report._dump(case_object(case)))
 
 
+# Values the encoder's path cannot write at all (a plain str has no ``.value``, None is not
+# iterable): the writer must refuse them too, never write a record the old path could not.
+UNWRITABLE = [{"status": "passed"}, {"assertions": None}, {"failures": None}]
+
+
+@pytest.mark.parametrize("fields", UNWRITABLE, ids=lambda fields: next(iter(fields)))
+def test_a_value_the_encoder_path_cannot_write_is_not_written(
+    make_case: Any, fields: dict[str, Any]
+) -> None:
+    case = replace(make_case(Status.PASSED), **fields)
+    with pytest.raises((TypeError, ValueError)):
+        case_text(case)
+    with pytest.raises((TypeError, AttributeError)):
+        case_object(case)
+
+
 def written_from_objects(result: RunResult) -> str:
     """The document with every case written by the encoder from its object."""
     with pytest.MonkeyPatch.context() as patch:

@@ -255,3 +255,18 @@ def test_text_beyond_ascii_is_written_as_character_references(mixed: RunResult) 
     assert text.isascii()
     assert 'name="caf&#233; &#9731; &#128512;"' in text
     assert find_case(parse(result), name).get("classname") == "demo.weather"
+
+
+GOLDEN = Path(__file__).parents[1] / "data" / "junit_golden"
+
+
+@pytest.mark.parametrize("family", list(JunitFamily), ids=lambda family: family.value)
+@pytest.mark.parametrize("name", ["mixed", "hostile"])
+def test_the_report_is_byte_for_byte_the_one_elementtree_wrote(
+    name: str, family: JunitFamily, request: pytest.FixtureRequest
+) -> None:
+    """Pinned bytes: attribute order (a suite's ``time`` before ``file``), a problem's time,
+    every escape; what a comparison of two paths of today's code cannot see."""
+    result: RunResult = request.getfixturevalue(name)
+    expected = (GOLDEN / f"{name}_{family.value}.xml").read_bytes().decode("utf-8")
+    assert render_junit(result, family=family) == expected

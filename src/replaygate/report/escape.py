@@ -75,8 +75,10 @@ def visible(char: str) -> str:
 def _escaper(pattern: re.Pattern[str]) -> Callable[[str], str]:
     def escape(text: str) -> str:
         # Most text has nothing to escape: a search is cheaper than a substitution finding none.
+        # An exact str, as the substitution gives: a subclass's own __format__ or __str__
+        # must not reach the reports' f-strings.
         if pattern.search(text) is None:
-            return text
+            return text if type(text) is str else str.__str__(text)
         return pattern.sub(lambda match: visible(match.group()), text)
 
     return escape

@@ -30,7 +30,7 @@ def case_text(case: CaseResult) -> str:
         f'"expect_ok": {_flag(case.expect_ok)}, '
         f'"expected_error": {_optional(case.expected_error)}, '
         f'"observed_ok": {"null" if case.observed_ok is None else _flag(case.observed_ok)}, '
-        f'"passed": {_flag(case.passed)}, "status": {_STATUS[case.status]}, '
+        f'"passed": {_flag(case.passed)}, "status": {_status(case.status)}, '
         f'"classification": {_optional(case.classification)}, '
         f'"fingerprint": {_optional(case.fingerprint)}, "known": {_flag(case.known)}, '
         f'"reason": {_optional(case.reason)}, "file": {_string(case.file)}, '
@@ -49,6 +49,14 @@ _string = encode_basestring_ascii
 
 def _optional(value: str | None) -> str:
     return "null" if value is None else _string(value)
+
+
+def _status(value: Status) -> str:
+    # a StrEnum: a plain str would find its member's text in the table, where the encoder's
+    # path (``status.value``) raises
+    if type(value) is not Status:
+        raise TypeError(f"not a Status: {value!r}")
+    return _STATUS[value]
 
 
 def _flag(value: bool) -> str:
@@ -73,7 +81,10 @@ def _number(value: float) -> str:
 
 
 def _list(items: tuple[Any, ...], item_object: Callable[[Any], dict[str, Any]]) -> str:
-    return ENCODER.encode([item_object(item) for item in items]) if items else "[]"
+    # only the empty tuple: None or another empty value raises on the encoder's path
+    if items == ():
+        return "[]"
+    return ENCODER.encode([item_object(item) for item in items])
 
 
 def case_object(case: CaseResult) -> dict[str, Any]:
