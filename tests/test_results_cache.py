@@ -672,6 +672,21 @@ def test_an_input_ref_through_a_git_folder_is_an_error_cold_and_warm(
         assert counts["hits"] + counts["misses"] + counts["uncached"] == 2
 
 
+@pytest.mark.posix  # POSIX paths
+@pytest.mark.parametrize("folder", ["/r/p/golden", "/r/p/golden/negative", "/"])
+@pytest.mark.parametrize(
+    "name",
+    ["c.json", ".git", ".GIT", "..", ".", "", ".hidden.json", "a/../b.json", "a\\b.json",
+     "C:b.json", "../golden/c.json", "x/.git/c.json", "/etc/passwd"],
+)  # fmt: skip
+def test_a_plain_fixture_name_is_joined_as_the_full_check_would(folder: str, name: str) -> None:
+    # the key's shortcut for a plain name must place and refuse every name as normalising does
+    path = os.path.normpath(os.path.join(folder, name))
+    inside = path.startswith(folder + "/") and not os.path.isabs(name)
+    git = ".git" in path[len(folder) :].casefold().split("/")
+    assert cache_keys._inside(folder, name) == (path if inside and not git else None)
+
+
 # Libraries a run imports whose versions need no key of their own: pinned exactly by a keyed
 # one (pydantic's core), holding no judgement (types, containers), or checking formats that
 # neither a tool schema (formats are not asserted) nor a meta-schema uses, when installed.

@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import replaygate
 from replaygate.assertions.assertion import Assertion
@@ -33,6 +33,9 @@ from replaygate.loading.pack import Pack
 from replaygate.loading.recording import parse_recording
 from replaygate.loading.targets import PACK_FILE
 from replaygate.results.cache import CACHE_FORMAT, Window
+
+if TYPE_CHECKING:
+    from hashlib import _Hash as Hash
 
 # The operators that read the environment: the value of each variable they name is keyed.
 ENV_OPERATORS = frozenset({"equals_env"})
@@ -55,6 +58,13 @@ class Keys:
         self._packs: dict[tuple[object, ...], bytes | None] = {}
         self._contracts: dict[int, bytes | None] = {}
         self._recordings: dict[Path, bool] = {}
+        self._folders: dict[Path, str] = {}
+
+    def _folder(self, folder: Path) -> str:
+        """The folder as ``_inside`` compares paths against it, normalised once per run."""
+        if folder not in self._folders:
+            self._folders[folder] = os.path.normpath(folder)
+        return self._folders[folder]
 
     def _has_recordings(self, pack: Pack) -> bool:
         """Whether the pack's recordings folder exists: most packs have none, and then no
@@ -82,7 +92,7 @@ class Keys:
         contract_key = self._contracts[id(contract)]
         if contract_key is None:
             return None
-        return _case_key_or_none(contract_key, pack, case, self._has_recordings(pack))
+        return self._case_key_or_none(_seeded(contract_key), pack, case, self._has_recordings(pack))
 
     def cases(
         self, pack_key: bytes, pack: Pack, contract: Contract, names: Iterable[str], text: bytes
@@ -91,9 +101,36 @@ class Keys:
         bytes ``text``, the variables it reads): those ``case`` gives once it is parsed.
         None when one of them has none."""
         contract_key = _env_key(pack_key, contract.path, contract.file, text, names, self._env)
-        recordings = self._has_recordings(pack)
-        keys = [_case_key_or_none(contract_key, pack, c, recordings) for c in contract.golden_cases]
+        seed, recordings = _seeded(contract_key), self._has_recordings(pack)
+        keys = [self._case_key_or_none(seed, pack, c, recordings) for c in contract.golden_cases]
         return None if None in keys else cast("list[str]", keys)
+
+    def _case_key_or_none(
+        self, seed: Hash, pack: Pack, case: GoldenCase, recordings: bool
+    ) -> str | None:
+        try:
+            return self._case_key(seed, pack, case, recordings)
+        except (PackError, OSError):  # it errors when judged: judged every time
+            return None
+
+    def _case_key(self, seed: Hash, pack: Pack, case: GoldenCase, recordings: bool) -> str | None:
+        """None when the case's files cannot be named here: it is judged, and errors, each
+        time."""
+        base, rest = input_base(case.input_ref, pack.golden_dir, pack.negative_dir)
+        fixture = _inside(self._folder(base), rest)
+        recording = _inside(self._folder(pack.recordings_dir), recording_name(case.input_ref))
+        if fixture is None or recording is None:
+            return None
+        fixture_bytes = _read(fixture)
+        recorded = _read_if_any(recording) if recordings else None
+        parts = [case.id.encode(), repr(case).encode(), os.fsencode(fixture), fixture_bytes]
+        parts += [os.fsencode(recording)]
+        parts += [b"no recording"] if recorded is None else [b"recording", recorded]
+        sha = seed.copy()  # the contract's part hashed once for all its cases
+        for part in parts:
+            sha.update(len(part).to_bytes(8, "big"))
+            sha.update(part)
+        return sha.hexdigest()
 
 
 def contract_entry_key(pack_key: bytes, path: str, file: str, text: bytes) -> str:
@@ -248,34 +285,27 @@ def age_window(pack: Pack, case: GoldenCase, started: float, finished: float) ->
     return Window(made + age * DAY + MARGIN, made + (age + 1) * DAY - MARGIN)
 
 
-def _case_key_or_none(
-    contract_key: bytes, pack: Pack, case: GoldenCase, recordings: bool
-) -> str | None:
-    try:
-        return _case_key(contract_key, pack, case, recordings)
-    except (PackError, OSError):  # it errors when judged: judged every time
-        return None
+def _seeded(contract_key: bytes) -> Hash:
+    """A hash that has taken ``contract_key`` as ``_digest`` takes its first part: each of
+    the contract's case keys continues a copy of it."""
+    sha = hashlib.sha256()
+    sha.update(len(contract_key).to_bytes(8, "big"))
+    sha.update(contract_key)
+    return sha
 
 
-def _case_key(contract_key: bytes, pack: Pack, case: GoldenCase, recordings: bool) -> str | None:
-    """None when the case's files cannot be named here: it is judged, and errors, each time."""
-    base, rest = input_base(case.input_ref, pack.golden_dir, pack.negative_dir)
-    fixture = _inside(base, rest)
-    recording = _inside(pack.recordings_dir, recording_name(case.input_ref))
-    if fixture is None or recording is None:
-        return None
-    fixture_bytes = _read(fixture)
-    recorded = _read_if_any(recording) if recordings else None
-    parts = [contract_key, case.id.encode(), repr(case).encode(), os.fsencode(fixture)]
-    parts += [fixture_bytes, os.fsencode(recording)]
-    parts += [b"no recording"] if recorded is None else [b"recording", recorded]
-    return _digest(parts).hex()
+# A name without a separator, a drive or a leading dot (nearly every input_ref) joined to a
+# normalised folder other than the file system's root is already the normalised path
+_NOT_PLAIN = frozenset("/\\:")
 
 
-def _inside(base: Path, relative: str) -> str | None:
-    """``base / relative`` as the run reads it, or None when that leaves ``base`` or enters
-    ``.git``. Lexical: a cached pack has no symbolic link (see _has_links)."""
-    folder = os.path.normpath(base)
+def _inside(folder: str, relative: str) -> str | None:
+    """``folder / relative`` as the run reads it (``folder`` normalised), or None when that
+    leaves ``folder`` or enters ``.git``. Lexical: a cached pack has no symbolic link (see
+    _has_links)."""
+    plain = relative[:1] not in ("", ".") and _NOT_PLAIN.isdisjoint(relative)
+    if plain and folder[-1:] != os.sep:
+        return folder + os.sep + relative
     path = os.path.normpath(os.path.join(folder, relative))
     inside = path.startswith(folder + os.sep) and not os.path.isabs(relative)
     # casefold, as the run refuses it (loading/files.py): `.GIT` is `.git` on some systems
