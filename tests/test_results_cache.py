@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -24,7 +25,14 @@ from replaygate.providers.redact import Redactor
 from replaygate.providers.store import recording_document, write_recording
 from replaygate.results import cache_codec, cache_keys
 from replaygate.results.cache import CACHE_FILE, KEEP_RUNS, Store, Window, load_store
-from replaygate.results.model import CaseResult, Status
+from replaygate.results.model import (
+    AssertionOutcome,
+    AssertionStatus,
+    Capture,
+    CaseResult,
+    Problem,
+    Status,
+)
 from sample_results import case as sample_case
 from sample_results import failure as sample_failure
 from sample_results import result as sample_result
@@ -265,6 +273,7 @@ CORRUPT = {
     "a missing key": None,
     "a wrong type": None,
     "an unknown status": None,
+    "a score not a number": None,
     "a bad window": None,
     "a bad key": None,
 }
@@ -295,6 +304,8 @@ def corrupt(text: str, how: str) -> str:
             result["line"] = str(result["line"])
         elif how == "an unknown status":
             result["status"] = "passed!"
+        elif how == "a score not a number":
+            result["score"] = math.nan  # written as NaN, which json reads and msgspec refuses
         else:
             entry["end"] = "tomorrow"
     return json.dumps(data)
@@ -512,17 +523,93 @@ def test_shipped_packs_report_the_same_cold_and_warm(
 
 def test_a_results_entry_decodes_to_the_result_it_encodes() -> None:
     spec = {f.name for f in fields(CaseResult)} - cache_codec.RUN_FIELDS
-    assert set(cache_codec._CASE) == spec  # a new result field must be cached too
+    assert set(cache_codec._Result.__struct_fields__) == spec  # a new result field is cached
     for case in sample_result().cases:
         data = json.loads(json.dumps(cache_codec.encode(case)))
         assert cache_codec.decode(data, order=case.order, duration_s=case.duration_s) == case
+
+
+def rich_result() -> CaseResult:
+    """A result with a value in every nested record; its score and a weight whole numbers."""
+    outcome = AssertionOutcome(
+        "a1", "tool_called", AssertionStatus.PASSED, 2, None, "p/c.yaml", 4,
+        recorded=True, differs="why", captures=(Capture("city", "Bern", False),),
+    )  # fmt: skip
+    failed = sample_case("x", Status.FAILED, classification="wrong_tool")
+    return replace(
+        failed, failures=(sample_failure(),), notes=(Problem("r.json", 3, "old"),), score=1,
+        assertions=(outcome,), order=0, duration_s=0.0,
+    )  # fmt: skip
+
+
+DELETE = object()
+# (where, value): every kind of change a decoded entry must refuse, at every depth
+TAMPERED_RESULTS: dict[str, tuple[str, Any]] = {
+    "a whole number as text": ("line", "40"),
+    "true as a whole number": ("line", True),
+    "a fraction as a whole number": ("line", 40.0),
+    "null as text": ("case_id", None),
+    "a number as true or false": ("known", 0),
+    "a status unknown": ("status", "passed!"),
+    "a mapping as a list": ("failures", {}),
+    "text as a list": ("notes", "old"),
+    "NaN as a score": ("score", math.nan),
+    "Infinity as a score": ("score", math.inf),
+    "true as a score": ("score", True),
+    "text as a score": ("score", "1"),
+    "a key of the run": ("order", 3),
+    "an extra key": ("extra", 1),
+    "a key missing": ("fingerprint", DELETE),
+    "a failure with an extra key": ("failures.0.extra", 1),
+    "a failure without a key": ("failures.0.actual", DELETE),
+    "a failure's line as text": ("failures.0.line", "12"),
+    "a failure not a mapping": ("failures.0", []),
+    "a note's line as a fraction": ("notes.0.line", 1.5),
+    "a note without its message": ("notes.0.message", DELETE),
+    "a weight as NaN": ("assertions.0.weight", math.nan),
+    "a weight as null": ("assertions.0.weight", None),
+    "an assertion's status unknown": ("assertions.0.status", "maybe"),
+    "a capture's flag as text": ("assertions.0.captures.0.truncated", "no"),
+    "a capture with an extra key": ("assertions.0.captures.0.more", ""),
+    "a capture not a mapping": ("assertions.0.captures.0", "city"),
+}
+
+
+@pytest.mark.parametrize("how", TAMPERED_RESULTS)
+def test_a_tampered_result_entry_does_not_decode(how: str) -> None:
+    data = json.loads(json.dumps(cache_codec.encode(rich_result())))
+    assert cache_codec.decode(data, order=0, duration_s=0.0) == rich_result()
+    where, value = TAMPERED_RESULTS[how]
+    *parents, last = where.split(".")
+    place = data
+    for step in parents:
+        place = place[int(step)] if isinstance(place, list) else place[step]
+    if value is DELETE:
+        del place[last]
+    elif isinstance(place, list):
+        place[int(last)] = value
+    else:
+        place[last] = value
+    data = json.loads(json.dumps(data))  # as json reads the file: NaN and Infinity included
+    with pytest.raises(cache_codec.BadEntry):
+        cache_codec.decode(data, order=0, duration_s=0.0)
+
+
+def test_whole_numbers_decode_as_written() -> None:
+    # the reports print 1 and 1.0 differently
+    data = json.loads(json.dumps(cache_codec.encode(rich_result())))
+    back = cache_codec.decode(data, order=0, duration_s=0.0)
+    assert type(back.score) is int and type(back.assertions[0].weight) is int
+    data["score"], data["assertions"][0]["weight"] = 1.0, 2.0
+    back = cache_codec.decode(data, order=0, duration_s=0.0)
+    assert type(back.score) is float and type(back.assertions[0].weight) is float
 
 
 def test_a_contract_entry_decodes_to_the_cases_it_encodes() -> None:
     from replaygate.loading.contract import GoldenCase
     from replaygate.results import cache_contracts
 
-    assert set(cache_contracts._CASE) == {f.name for f in fields(GoldenCase)}
+    assert set(cache_contracts._Case.__struct_fields__) == {f.name for f in fields(GoldenCase)}
     cases = (
         GoldenCase("a", "a.json", True, None, ("recorded", "openai"), 3, 5),
         GoldenCase("b", "n/b.json", False, "wrong_tool", None, 7, 9, skip="why"),

@@ -1,15 +1,18 @@
 """A case result as plain JSON values and back, strictly: the results cache's entry format.
 
 Decoding accepts exactly what encoding writes: every field present, no other key, each value
-of its field's type. Anything else raises ``BadEntry``, and the cache treats it as a miss.
+of its field's type, every number finite. msgspec's strict conversion into the structs below,
+which mirror the result types, checks all but the last in C: a warm run decodes thousands of
+results. Anything else raises ``BadEntry``, and the cache treats it as a miss.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import math
 from dataclasses import fields
-from enum import StrEnum
 from typing import Any, TypeVar
+
+import msgspec
 
 from replaygate.results.model import (
     AssertionOutcome,
@@ -24,11 +27,74 @@ from replaygate.results.model import (
 # Set again on every hit: where the case sits in this run, and how long this run spent on it.
 RUN_FIELDS = frozenset({"order", "duration_s"})
 _T = TypeVar("_T")
-Decode = Callable[[Any], Any]
 
 
 class BadEntry(ValueError):
     """A cache entry that does not decode exactly: ignored, never trusted."""
+
+
+class Strict(msgspec.Struct, forbid_unknown_fields=True):
+    """An entry's record: no field has a default, so a missing key is refused like an extra
+    one. ``int | float`` keeps a number as written: the reports print 1 and 1.0 differently."""
+
+
+class _Capture(Strict):
+    field: str
+    value: str
+    truncated: bool
+
+
+class _Problem(Strict):
+    file: str
+    line: int | None
+    message: str
+
+
+class _Failure(Strict):
+    classification: str
+    message: str
+    locator: str
+    file: str
+    line: int
+    path: str | None
+    operator: str | None
+    expected: Any  # a JSON value as the file's parser gave it: checked already
+    actual: Any
+
+
+class _Outcome(Strict):
+    id: str
+    type: str
+    status: AssertionStatus
+    weight: int | float
+    message: str | None
+    file: str
+    line: int
+    recorded: bool | None
+    differs: str | None
+    captures: tuple[_Capture, ...]
+
+
+class _Result(Strict):
+    pack: str
+    pack_dir: str
+    contract: str
+    contract_file: str
+    case_id: str
+    expect_ok: bool
+    expected_error: str | None
+    observed_ok: bool | None
+    status: Status
+    classification: str | None
+    fingerprint: str | None
+    failures: tuple[_Failure, ...]
+    file: str
+    line: int
+    reason: str | None
+    known: bool
+    notes: tuple[_Problem, ...]
+    score: int | float | None
+    assertions: tuple[_Outcome, ...]
 
 
 def encode(result: CaseResult) -> dict[str, Any]:
@@ -44,120 +110,38 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def convert(data: Any, kind: type[_T]) -> _T:
+    """``data`` (JSON values) as ``kind``, strictly. Raises BadEntry."""
+    try:
+        return msgspec.convert(data, kind)
+    except msgspec.ValidationError as exc:
+        raise BadEntry(str(exc)) from None
+
+
 def decode(data: Any, *, order: int, duration_s: float) -> CaseResult:
     """The case result ``data`` holds, placed at ``order``. Raises BadEntry."""
-    return _record(CaseResult, _CASE, data, order=order, duration_s=duration_s)
+    entry = convert(data, _Result)
+    found = msgspec.structs.asdict(entry)
+    # most results have no failures, notes or assertions: a warm run decodes thousands
+    if entry.failures:
+        found["failures"] = tuple(Failure(**msgspec.structs.asdict(f)) for f in entry.failures)
+    if entry.notes:
+        found["notes"] = tuple(Problem(**msgspec.structs.asdict(n)) for n in entry.notes)
+    if entry.assertions:
+        found["assertions"] = tuple(_outcome(outcome) for outcome in entry.assertions)
+    if not _finite(entry.score):
+        raise BadEntry("not a finite number")
+    return CaseResult(**found, order=order, duration_s=duration_s)
 
 
-def _record(kind: Callable[..., _T], spec: Mapping[str, Decode], data: Any, **run: Any) -> _T:
-    if type(data) is not dict or data.keys() != spec.keys():
-        raise BadEntry(f"not a {getattr(kind, '__name__', 'record')}")
-    return kind(**{name: decode_field(data[name]) for name, decode_field in spec.items()}, **run)
+def _outcome(entry: _Outcome) -> AssertionOutcome:
+    if not _finite(entry.weight):
+        raise BadEntry("not a finite number")
+    found = msgspec.structs.asdict(entry)
+    found["captures"] = tuple(Capture(**msgspec.structs.asdict(c)) for c in entry.captures)
+    return AssertionOutcome(**found)
 
 
-def text(value: Any) -> str:
-    if type(value) is not str:
-        raise BadEntry("not a string")
-    return value
-
-
-def flag(value: Any) -> bool:
-    if type(value) is not bool:
-        raise BadEntry("not true or false")
-    return value
-
-
-def whole(value: Any) -> int:
-    if type(value) is not int:
-        raise BadEntry("not a whole number")
-    return value
-
-
-def _number(value: Any) -> int | float:
-    # int or float as written: the reports print 1 and 1.0 differently
-    if type(value) is not int and type(value) is not float:
-        raise BadEntry("not a number")
-    return value
-
-
-def _json(value: Any) -> Any:
-    """A JSON value as json.loads gives it: checked already by the parser."""
-    return value
-
-
-def optional(inner: Decode) -> Decode:
-    return lambda value: None if value is None else inner(value)
-
-
-def many(inner: Decode) -> Decode:
-    def decode_list(value: Any) -> tuple[Any, ...]:
-        if type(value) is not list:
-            raise BadEntry("not a list")
-        # most lists of a result are empty: a warm run decodes thousands of results
-        return tuple(inner(item) for item in value) if value else ()
-
-    return decode_list
-
-
-def _choice(kind: type[StrEnum]) -> Decode:
-    members = {member.value: member for member in kind}  # faster than calling the enum
-
-    def decode_choice(value: Any) -> StrEnum:
-        try:
-            return members[text(value)]
-        except KeyError:
-            raise BadEntry("not one of the values") from None
-
-    return decode_choice
-
-
-def of(kind: Callable[..., _T], spec: Mapping[str, Decode]) -> Callable[[Any], _T]:
-    return lambda value: _record(kind, spec, value)
-
-
-_FAILURE: dict[str, Decode] = {
-    "classification": text,
-    "message": text,
-    "locator": text,
-    "file": text,
-    "line": whole,
-    "path": optional(text),
-    "operator": optional(text),
-    "expected": _json,
-    "actual": _json,
-}
-_PROBLEM: dict[str, Decode] = {"file": text, "line": optional(whole), "message": text}
-_CAPTURE: dict[str, Decode] = {"field": text, "value": text, "truncated": flag}
-_OUTCOME: dict[str, Decode] = {
-    "id": text,
-    "type": text,
-    "status": _choice(AssertionStatus),
-    "weight": _number,
-    "message": optional(text),
-    "file": text,
-    "line": whole,
-    "recorded": optional(flag),
-    "differs": optional(text),
-    "captures": many(of(Capture, _CAPTURE)),
-}
-_CASE: dict[str, Decode] = {
-    "pack": text,
-    "pack_dir": text,
-    "contract": text,
-    "contract_file": text,
-    "case_id": text,
-    "expect_ok": flag,
-    "expected_error": optional(text),
-    "observed_ok": optional(flag),
-    "status": _choice(Status),
-    "classification": optional(text),
-    "fingerprint": optional(text),
-    "failures": many(of(Failure, _FAILURE)),
-    "file": text,
-    "line": whole,
-    "reason": optional(text),
-    "known": flag,
-    "notes": many(of(Problem, _PROBLEM)),
-    "score": optional(_number),
-    "assertions": many(of(AssertionOutcome, _OUTCOME)),
-}
+def _finite(number: float | None) -> bool:
+    # json.loads reads NaN and Infinity, which encoding never writes
+    return number is None or math.isfinite(number)

@@ -18,24 +18,33 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, cast
 
+import msgspec
+
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import MAX_YAML_BYTES, shown_path
 from replaygate.loading.pack import Pack, contract_path, parse_contract
 from replaygate.results.cache import Store, load_store
-from replaygate.results.cache_codec import BadEntry, Decode, flag, many, of, optional, text, whole
+from replaygate.results.cache_codec import BadEntry, Strict, convert
 from replaygate.results.cache_keys import Keys, contract_entry_key, env_names
 from replaygate.results.model import CaseResult
 
-_CASE: dict[str, Decode] = {
-    "id": text,
-    "input_ref": text,
-    "expect_ok": flag,
-    "expected_error": optional(text),
-    "provider_modes": optional(many(text)),
-    "line": whole,
-    "expect_ok_line": whole,
-    "skip": optional(text),
-}
+
+class _Case(Strict):
+    """A golden case in a contract's entry (mirrors ``GoldenCase``)."""
+
+    id: str
+    input_ref: str
+    expect_ok: bool
+    expected_error: str | None
+    provider_modes: tuple[str, ...] | None
+    line: int
+    expect_ok_line: int
+    skip: str | None
+
+
+class _Entry(Strict):
+    env: tuple[str, ...]
+    cases: tuple[_Case, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +84,9 @@ def unparsed(entry: dict[str, Any], path: str, file: str) -> Unparsed | None:
 
 
 def _decoded(entry: dict[str, Any]) -> tuple[tuple[str, ...], tuple[GoldenCase, ...]]:
-    names = many(text)(entry["env"])
-    cases = many(of(GoldenCase, _CASE))(entry["cases"])
-    return names, cases
+    found = convert({"env": entry["env"], "cases": entry["cases"]}, _Entry)
+    cases = tuple(GoldenCase(**msgspec.structs.asdict(case)) for case in found.cases)
+    return found.env, cases
 
 
 CaseName = tuple[Path, str, str]  # the pack's folder, the contract's path in it, the case id
