@@ -7,8 +7,8 @@ import os
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from replaygate.engine.runner import CaseKey, Select, Source, run_packs
 from replaygate.errors import ReplayGateError, UsageError
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import find_repository_root
@@ -19,7 +19,10 @@ from replaygate.results.cache_contracts import Unparsed, WarmContracts
 from replaygate.results.cache_keys import Keys, age_window, code_identity
 from replaygate.results.model import CaseResult, Problem, RunResult
 
-Pending = dict[CaseKey, tuple[str, Pack, GoldenCase]]  # a miss: its key, pack and case
+if TYPE_CHECKING:  # the engine is imported only when a case is judged
+    from replaygate.engine.runner import CaseKey, Select, Source
+
+    Pending = dict[CaseKey, tuple[str, Pack, GoldenCase]]  # a miss: its key, pack and case
 
 
 def refuse_inside_repository(folder: str, loaded: Loaded, cwd: Path) -> None:
@@ -71,11 +74,16 @@ def run_cached(
     refuse_inside_repository(folder, loaded, Path.cwd())
     clock = time.perf_counter()
     store = warm.store()
-    hits, pending = _look_up(store, warm, loaded, select)
-    rest = run_packs(
-        loaded, env, lambda key: key not in hits and (select is None or select(key)), jobs=jobs,
-        source=source,
-    )  # fmt: skip
+    hits, pending, selected = _look_up(store, warm, loaded, select)
+    if len(hits) == selected:  # nothing to judge: the engine's import is a tenth of the run
+        rest = RunResult((), loaded.problems, tuple(p.summary for p in loaded.packs))
+    else:
+        from replaygate.engine.runner import run_packs
+
+        rest = run_packs(
+            loaded, env, lambda key: key not in hits and (select is None or select(key)),
+            jobs=jobs, source=source,
+        )  # fmt: skip
     _store(store, pending, rest.cases, warm.now, time.time())
     saved = _save(store, folder)
     cases = tuple(sorted((*rest.cases, *hits.values()), key=lambda case: case.order))
@@ -113,19 +121,21 @@ def _save(store: Store, folder: str) -> tuple[Problem, ...]:
 
 def _look_up(
     store: Store, warm: WarmContracts, loaded: Loaded, select: Select | None
-) -> tuple[dict[CaseKey, CaseResult], Pending]:
-    """The selected cases' cached results, and the keys of those to judge and store."""
+) -> tuple[dict[CaseKey, CaseResult], Pending, int]:
+    """The selected cases' cached results, the keys of those to judge and store, and how
+    many cases are selected."""
     hits: dict[CaseKey, CaseResult] = {}
     pending: Pending = {}
-    order = 0  # as the runner counts: every case, selected or not
+    order = selected = 0  # as the runner counts: every case, selected or not
     for pack in loaded.packs:
         for contract in pack.contracts:
             for case in contract.golden_cases:
                 name = (pack.pack_id, contract.path, case.id)
                 if select is None or select(name):
                     _look_up_case(store, warm, (pack, contract, case), order, hits, pending)
+                    selected += 1
                 order += 1
-    return hits, pending
+    return hits, pending, selected
 
 
 def _look_up_case(

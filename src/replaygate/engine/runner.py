@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -25,11 +24,6 @@ from replaygate.results.model import CaseResult, RunResult
 
 PARALLEL_MIN_CASES = 2000  # below this, forking costs more than it saves
 CHUNK_CASES = 250
-# Objects allocated between two young collections while a run builds what it keeps to its end.
-# CPython's default, 700, makes loading 1,000 contracts trigger full collections that rescan
-# every contract loaded so far (bench/README.md: the collector's time fell from 0.35-0.5 s to
-# about 0.1 s of a 10k-case run; 50,000 made young collections cost more again).
-GC_YOUNG_THRESHOLD = 20_000
 CaseKey = tuple[str, str, str]  # pack_id, contract path within the pack, case id
 Select = Callable[[CaseKey], bool]
 # Where a case's input comes from: its files (recorded mode) or a live provider.
@@ -172,22 +166,6 @@ def _in_workers(work: list[_Work], chunks: list[tuple[int, int]], jobs: int) -> 
     finally:
         pool.shutdown(cancel_futures=True)
     return cases
-
-
-@contextlib.contextmanager
-def long_lived() -> Iterator[None]:
-    """Collect rarely while a run loads and judges: nearly all it allocates lives to its end.
-
-    What exists already (the imported modules) is frozen: no collection scans it again.
-    """
-    before = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG_THRESHOLD, *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
 
 
 def run_packs(

@@ -15,6 +15,21 @@ if TYPE_CHECKING:  # pack.py imports this module to check a loaded pack
 
 NEGATIVE_PREFIX = "negative/"
 FIXTURE_SUFFIX = ".json"
+_NOT_PLAIN = frozenset("/\\:")
+
+
+def plain(name: str) -> bool:
+    """Whether ``name`` has no separator, drive or leading dot: joined to a normalised folder
+    (other than the file system's root), it needs no normalising and stays inside it."""
+    return name[:1] not in ("", ".") and _NOT_PLAIN.isdisjoint(name)
+
+
+def joined(folder: str, name: str) -> str:
+    """``os.path.normpath(os.path.join(folder, name))`` for a normalised ``folder``; a plain
+    name (nearly every input_ref and every file listed) is joined without normalising."""
+    if plain(name) and folder[-1:] != os.sep:
+        return folder + os.sep + name
+    return os.path.normpath(os.path.join(folder, name))
 
 
 def input_base(ref: str, golden_dir: Path, negative_dir: Path) -> tuple[Path, str]:
@@ -29,10 +44,11 @@ def input_base(ref: str, golden_dir: Path, negative_dir: Path) -> tuple[Path, st
 def unused_fixtures(pack: Pack) -> list[Problem]:
     """A warning for each fixture in the golden directories that no case of the pack names."""
     named = set()
+    normal = {folder: os.path.normpath(folder) for folder in (pack.golden_dir, pack.negative_dir)}
     for contract in pack.contracts:
         for case in contract.golden_cases:
             base, rest = input_base(case.input_ref, pack.golden_dir, pack.negative_dir)
-            named.add(os.path.normpath(os.path.join(base, rest)))
+            named.add(joined(normal[base], rest))
     folders = dict.fromkeys([pack.golden_dir, pack.negative_dir])
     return [
         Problem(
@@ -49,6 +65,7 @@ def _fixtures(folders: Iterable[Path]) -> Iterator[str]:
     for folder in folders:
         for top, subfolders, names in os.walk(folder):  # symlinked folders are not followed
             subfolders[:] = [name for name in subfolders if name != ".git"]
+            folder_path = os.path.normpath(top)
             for name in names:
                 if name.endswith(FIXTURE_SUFFIX):
-                    yield os.path.normpath(os.path.join(top, name))
+                    yield joined(folder_path, name)

@@ -28,7 +28,7 @@ from replaygate.errors import PackError
 from replaygate.loading.allowlist import ALLOWLIST_FILE
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import recording_name, recording_path
-from replaygate.loading.golden import input_base
+from replaygate.loading.golden import input_base, plain
 from replaygate.loading.pack import Pack
 from replaygate.loading.recording import parse_recording
 from replaygate.loading.targets import PACK_FILE
@@ -294,17 +294,11 @@ def _seeded(contract_key: bytes) -> Hash:
     return sha
 
 
-# A name without a separator, a drive or a leading dot (nearly every input_ref) joined to a
-# normalised folder other than the file system's root is already the normalised path
-_NOT_PLAIN = frozenset("/\\:")
-
-
 def _inside(folder: str, relative: str) -> str | None:
     """``folder / relative`` as the run reads it (``folder`` normalised), or None when that
     leaves ``folder`` or enters ``.git``. Lexical: a cached pack has no symbolic link (see
     _has_links)."""
-    plain = relative[:1] not in ("", ".") and _NOT_PLAIN.isdisjoint(relative)
-    if plain and folder[-1:] != os.sep:
+    if plain(relative) and folder[-1:] != os.sep:  # inside, and no `.git` on the way
         return folder + os.sep + relative
     path = os.path.normpath(os.path.join(folder, relative))
     inside = path.startswith(folder + os.sep) and not os.path.isabs(relative)
