@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from replaygate.results.cache_codec import BadEntry, decode, encode
 from replaygate.results.model import CaseResult, Status
 
@@ -25,7 +27,6 @@ CACHE_FILE = f"results-v{CACHE_FORMAT}.json"
 # follows the packs as cases come and go, and stays near the size of the largest run.
 KEEP_RUNS = 10
 _KEY_CHARS = frozenset("0123456789abcdef")
-MSGSPEC_BYTES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,14 +186,9 @@ def load_store(folder: str, identity: str) -> Store:
 
 
 def _parsed(raw: bytes) -> Any:
-    """The file's JSON value. msgspec decodes a large file three times as fast as json
-    (0.03 s against 0.1 s for 10,000 cases), but its import costs 30-40 ms in the action's
-    image: it is worth it only past MSGSPEC_BYTES. Both give the same plain values; msgspec
-    refuses NaN, which this file never holds."""
-    if len(raw) < MSGSPEC_BYTES:
-        return json.loads(raw.decode("utf-8"))
-    import msgspec
-
+    """The file's JSON value, decoded by msgspec: three times as fast as json (0.03 s against
+    0.1 s for 10,000 cases), and imported anyway to decode the entries. It refuses NaN,
+    which this file never holds."""
     return msgspec.json.decode(raw)
 
 
