@@ -328,6 +328,36 @@ def test_an_entry_that_does_not_decode_exactly_is_ignored_and_rewritten(
     assert run(capsys, str(repo / "packs"), cache=cache)[2]["hits"] == 2
 
 
+@pytest.mark.parametrize(
+    "change",
+    [lambda entry: entry["result"].update(line="27"), lambda entry: entry.update(end=10**12),
+     lambda entry: entry.pop("generation"), lambda entry: entry.clear()],
+    ids=["a wrong type", "a whole number as a bound", "a key missing", "empty"],
+)  # fmt: skip
+def test_an_entry_that_does_not_decode_is_a_miss_alone(
+    repo: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    change: Callable[[dict[str, Any]], object],
+) -> None:
+    cache = tmp_path / "cache"
+    expected = run(capsys, str(repo / "packs"), cache=cache)[:2]
+    file = cache / CACHE_FILE
+    data = json.loads(file.read_text())
+    bad, good = sorted(data["entries"])
+    change(data["entries"][bad])
+    file.write_text(json.dumps(data))
+    assert run(capsys, str(repo / "packs"), cache=cache) == (
+        *expected,
+        {"hits": 1, "misses": 1, "uncached": 0},
+    )
+    written = json.loads(file.read_text())["entries"]
+    assert (
+        written.keys() == {bad, good} and written[good]["result"] == data["entries"][good]["result"]
+    )
+    assert run(capsys, str(repo / "packs"), cache=cache)[2]["hits"] == 2
+
+
 def tamper_case(change: Callable[[dict[str, Any]], object]) -> Callable[[Any], object]:
     return lambda entry: [change(case) for case in entry["cases"] if case["id"] == "other"]
 
@@ -519,7 +549,7 @@ def test_shipped_packs_report_the_same_cold_and_warm(
 
 def test_a_results_entry_decodes_to_the_result_it_encodes() -> None:
     spec = {f.name for f in fields(CaseResult)} - cache_codec.RUN_FIELDS
-    assert set(cache_codec._Result.__struct_fields__) == spec  # a new result field is cached
+    assert set(cache_codec.Result.__struct_fields__) == spec  # a new result field is cached
     for case in sample_result().cases:
         data = json.loads(json.dumps(cache_codec.encode(case)))
         assert cache_codec.decode(data, order=case.order, duration_s=case.duration_s) == case

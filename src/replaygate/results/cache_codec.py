@@ -75,7 +75,7 @@ class _Outcome(Strict):
     captures: tuple[_Capture, ...]
 
 
-class _Result(Strict):
+class Result(Strict):
     pack: str
     pack_dir: str
     contract: str
@@ -120,7 +120,11 @@ def convert(data: Any, kind: type[_T]) -> _T:
 
 def decode(data: Any, *, order: int, duration_s: float) -> CaseResult:
     """The case result ``data`` holds, placed at ``order``. Raises BadEntry."""
-    entry = convert(data, _Result)
+    return built(convert(data, Result), order=order, duration_s=duration_s)
+
+
+def built(entry: Result, *, order: int, duration_s: float) -> CaseResult:
+    """The case result of a decoded entry, placed at ``order``. Raises BadEntry."""
     found = msgspec.structs.asdict(entry)
     # most results have no failures, notes or assertions: a warm run decodes thousands
     if entry.failures:
