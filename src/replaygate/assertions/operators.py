@@ -96,10 +96,23 @@ def _type_name(value: Any) -> Any:
     return value
 
 
+class Options(list[Any]):
+    """one_of's options, their strings also in a set (most values checked are strings), and
+    the list as given, which a failure shows as before (short() reads a list subclass, as
+    the YAML reader's lists are, by its repr)."""
+
+    __slots__ = ("given", "strings")
+
+    def __init__(self, options: list[Any]) -> None:
+        super().__init__(options)
+        self.given = options
+        self.strings = frozenset(option for option in options if isinstance(option, str))
+
+
 def _options(value: Any) -> Any:
     if not isinstance(value, list) or not value:
         raise ValueError(f"one_of must be a non-empty list, got {short(value)}")
-    return _data("one_of")(value)
+    return Options(_data("one_of")(value))
 
 
 def _pattern(value: Any) -> Any:
@@ -179,10 +192,12 @@ def _equals_env(actual: Any, name: str, env: Env) -> str | None:
     return f"{short(actual)} is not equal to environment variable {name}"  # never its value
 
 
-def _one_of(actual: Any, options: list[Any], env: Env) -> str | None:
+def _one_of(actual: Any, options: Options, env: Env) -> str | None:
+    if type(actual) is str and actual in options.strings:  # equal strings: strict_equal's yes
+        return None
     if any(strict_equal(actual, option) for option in options):
         return None
-    return f"{short(actual)} is not one of {short(options)}"
+    return f"{short(actual)} is not one of {short(options.given)}"
 
 
 def _regex(actual: Any, pattern: regex.Pattern[str], env: Env) -> str | None:

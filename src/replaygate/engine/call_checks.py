@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.assertions.assertion import evaluate_assertion
+from replaygate.assertions.holds import holds
 from replaygate.assertions.mismatch import Mismatch
 from replaygate.engine.classify import unmatched_call_class
 from replaygate.engine.collector import CaseUndecidable, Collector
@@ -57,6 +58,7 @@ class _CallMatcher:
         self.calls = calls
         self.expected = col.ctx.contract.expected_calls
         self._cache: dict[tuple[int, int], list[Mismatch]] = {}
+        self._holds: dict[tuple[int, int], bool] = {}  # the in-order matcher asks again
 
     def mismatches(self, i: int, j: int) -> list[Mismatch]:
         if (i, j) not in self._cache:
@@ -69,7 +71,16 @@ class _CallMatcher:
         return self._cache[(i, j)]
 
     def holds(self, i: int, j: int) -> bool:
-        return self.calls[j].malformed is None and not self.mismatches(i, j)
+        """Whether call ``j`` can stand for expected call ``i``; a no is explained by
+        ``mismatches`` only where it is reported."""
+        known = self._holds.get((i, j))
+        if known is None:
+            call, env = self.calls[j], self.col.ctx.env
+            known = call.malformed is None and all(
+                holds(a, call.arguments, env) for a in self.expected[i].invariants
+            )
+            self._holds[(i, j)] = known
+        return known
 
     def run(self) -> None:
         contract = self.col.ctx.contract
