@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from replaygate.assertions.operators import OPERATORS, REGEX_TIMEOUT_S
+from replaygate.assertions.operators import OPERATORS, search
 from replaygate.loading.json_reader import json_path
 
 MAX_ERRORS_PER_CALL = 10
@@ -45,7 +45,7 @@ def _search(pattern: str, text: str) -> bool:
     untrusted: a catastrophic pattern must make the case an error, not hang the run.
     """
     try:
-        return _compiled(pattern).search(text, timeout=REGEX_TIMEOUT_S) is not None
+        return search(_compiled(pattern), text) is not None
     except TimeoutError:
         raise InvalidToolSchema(f"pattern {pattern[:80]!r} timed out") from None
 

@@ -1,0 +1,101 @@
+"""Which regex searches need no time bound.
+
+A search's time bound (``timeout=``) reads the process's CPU clock, a system call that costs
+more than searching a short id. A pattern whose repeats each repeat one character (no repeated
+group, backreference, lookaround or conditional) backtracks a bounded number of times: from
+each of the n+1 starts in a text of n characters, each choice of how many characters every
+repeat takes and of an alternative at every ``|`` is one path of at most L + n steps (L the
+pattern's elements, counted repeats expanded). Where that product stays under STEPS, the search
+ends long before the bound would (a step is nanoseconds), so it runs without one.
+
+The structure is read with Python's ``re`` parser. A pattern it cannot read, or that the regex
+module could read differently (a literal ``{``: ``{e<=1}`` is fuzzy matching there), keeps its
+time bound.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import warnings
+from re import _constants as sre  # type: ignore[attr-defined]  # no public regex parser
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
+
+from replaygate.assertions.regex_size import expanded_size
+
+STEPS = 1_000_000  # at most a few tens of milliseconds, against a bound of 250 ms
+_ONE_CHARACTER = {sre.LITERAL, sre.NOT_LITERAL, sre.ANY, sre.IN}
+_REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT}
+_BRACE = ord("{")
+
+
+class _Shape:
+    """How many ways a pattern's repeats and alternatives can be taken."""
+
+    def __init__(self) -> None:
+        self.repeats: list[tuple[int, int]] = []  # (min, max) of each repeat
+        self.alternatives = 1  # the product of the alternatives' counts
+
+
+@functools.lru_cache(maxsize=1024)
+def untimed_up_to(pattern: str) -> int:
+    """The longest text ``pattern`` may be searched in without a time bound; -1 for none."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = sre_parse.parse(pattern)
+        size = expanded_size(pattern)
+    except (re.error, OverflowError, RecursionError, ValueError):
+        return -1
+    shape = _Shape()
+    if parsed.state.flags & re.VERBOSE or not _read(parsed, shape):
+        return -1
+    return _longest(size, shape)
+
+
+def _read(items: Any, shape: _Shape) -> bool:
+    """Whether every element is one the bound covers; notes its repeats and alternatives."""
+    for op, arg in items:
+        if op in _REPEATS:
+            low, high, body = arg
+            if len(body) != 1 or not _one_character(*body[0]):
+                return False
+            shape.repeats.append((low, high))
+        elif op is sre.SUBPATTERN:
+            _, add_flags, del_flags, body = arg
+            if (add_flags | del_flags) & re.VERBOSE or not _read(body, shape):
+                return False
+        elif op is sre.BRANCH:
+            shape.alternatives *= len(arg[1])
+            if not all(_read(branch, shape) for branch in arg[1]):
+                return False
+        elif op is not sre.AT and not _one_character(op, arg):
+            return False
+    return True
+
+
+def _one_character(op: Any, arg: Any) -> bool:
+    if op is sre.IN:
+        return not any(item == (sre.LITERAL, _BRACE) for item in arg)
+    return op in _ONE_CHARACTER and arg != _BRACE
+
+
+def _steps(n: int, size: int, shape: _Shape) -> int:
+    choices = math.prod(max(1, min(high, n) - low + 1) for low, high in shape.repeats)
+    return (n + 1) * (size + n) * choices * shape.alternatives
+
+
+def _longest(size: int, shape: _Shape) -> int:
+    """The largest n whose steps stay under STEPS (they grow with n), or -1."""
+    if _steps(0, size, shape) > STEPS:
+        return -1
+    low, high = 0, STEPS  # n + 1 starts alone pass STEPS there
+    while low < high:
+        middle = (low + high + 1) // 2
+        if _steps(middle, size, shape) <= STEPS:
+            low = middle
+        else:
+            high = middle - 1
+    return low
