@@ -20,8 +20,8 @@ MAX_ERRORS_PER_CALL = 10
 _RECURSES = "the schema's references recurse without end"
 # The cache key of a schema; one encoder, since json.dumps(..., sort_keys=True) builds one per call.
 _CANONICAL = json.JSONEncoder(sort_keys=True)
-_TEXTS: dict[bytes, str] = {}  # a schema's sorted msgpack encoding -> its canonical text
-_MAX_TEXTS = 4096
+_CHECKERS: dict[bytes, _Validators] = {}  # a schema's msgpack encoding -> its validators
+_MAX_CHECKERS = 4096
 _ABSENT = object()
 _REFERENCES = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
 
@@ -239,32 +239,33 @@ def _validators(schema_text: str) -> _Validators:
     return _Validators(schema, None if _has_pattern_properties(schema) else fast)
 
 
-def _canonical(schema: Mapping[str, Any]) -> str:
-    """The schema's canonical text, the key of its validators.
+def _checkers(schema: Mapping[str, Any]) -> _Validators:
+    """The validators of a schema, found by its canonical text.
 
     Every call of every case asks, and most schemas were seen before: once msgspec is loaded
-    (by the JSON reader, past a process's first MiB), a schema's msgpack encoding finds its
-    text at a sixth of the cost of writing it. msgpack keeps types, integers and float bits
-    apart (JSON text would write NaN as null), so equal bytes mean an equal text.
+    (by the JSON reader, past a process's first MiB), a schema's msgpack encoding finds them at
+    a fraction of the cost of writing that text. msgpack keeps types, integers and float bits
+    apart (JSON text would write NaN as null) and keys in their order, so equal bytes mean an
+    equal schema, and an equal text.
     """
     msgspec = sys.modules.get("msgspec")  # importing it here would slow every small run
     if msgspec is None:
-        return _CANONICAL.encode(schema)
+        return _validators(_CANONICAL.encode(schema))
     try:
         key: bytes = _packer(msgspec).encode(schema)
     except (OverflowError, TypeError):  # an integer beyond 64 bits, a key that is no string
-        return _CANONICAL.encode(schema)
-    text = _TEXTS.get(key)
-    if text is None:
-        if len(_TEXTS) >= _MAX_TEXTS:
-            _TEXTS.clear()
-        text = _TEXTS[key] = _CANONICAL.encode(schema)
-    return text
+        return _validators(_CANONICAL.encode(schema))
+    found = _CHECKERS.get(key)
+    if found is None:
+        if len(_CHECKERS) >= _MAX_CHECKERS:
+            _CHECKERS.clear()
+        found = _CHECKERS[key] = _validators(_CANONICAL.encode(schema))
+    return found
 
 
 @cache
 def _packer(msgspec: Any) -> Any:
-    return msgspec.msgpack.Encoder(order="sorted")
+    return msgspec.msgpack.Encoder()
 
 
 def _refuse_retrieval(uri: str) -> Any:
@@ -378,7 +379,7 @@ def violations(
     more than running one. jsonschema-rs answers "valid?" about 60x faster than
     jsonschema, so jsonschema only runs, to explain, when the answer is no.
     """
-    checkers = _validators(_canonical(schema))
+    checkers = _checkers(schema)
     if checkers.fast is not None:
         if checkers.fast.is_valid(arguments):
             return
