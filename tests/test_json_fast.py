@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replaygate.errors import PackError
-from replaygate.loading import json_reader
+from replaygate.loading import json_reader, normalize
 from replaygate.loading.files import MAX_DEPTH
 from replaygate.loading.json_reader import NEEDS_STRICT, fast_value, parse_json, strict_json
 
@@ -185,3 +186,57 @@ def test_fast_path_keeps_to_the_interpreters_integer_digit_limit() -> None:
             parse_json("9" * 1001, shown="f.json")
     finally:
         sys.set_int_max_str_digits(limit)
+
+
+# --- tool-call arguments: msgspec where it agrees with the json module, once it is loaded ---
+
+
+def arguments_outcome(text: str, *, fast: bool) -> Any:
+    """What normalize makes of a call's arguments: the value, or why they are malformed."""
+    with mock.patch.dict(sys.modules, {} if fast else {"msgspec": None}):
+        value, malformed = normalize._arguments(text)
+    return malformed or exact(dict(value))
+
+
+@DIFFERENTIAL
+@given(text=documents() | VALID.map(json.dumps))
+def test_arguments_decode_as_the_json_module_decodes_them(text: str) -> None:
+    import msgspec  # noqa: F401  # loaded, as it is past a run's first MiB
+
+    assert arguments_outcome(text, fast=True) == arguments_outcome(text, fast=False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "a": 2, "b": [2.5, -0.0, true, null]}',  # both keep the last "a", first
+        '{"c": {"d": "\\u00e9\\ud83d\\ude00"}, "e": 123456789012345678901234567890}',
+        '{"a": ' + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "}",  # MAX_DEPTH brackets
+    ],
+)
+def test_plain_arguments_are_decoded_by_msgspec(text: str) -> None:
+    import msgspec  # noqa: F401
+
+    expected = arguments_outcome(text, fast=False)
+    refused = mock.Mock(side_effect=AssertionError("decoded by the json module"))
+    with mock.patch.object(normalize._ARGUMENTS, "decode", refused):
+        assert arguments_outcome(text, fast=True) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": NaN}',
+        '{"a": 1e400}',
+        '{"a": "\\ud800"}',
+        '{"a": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}",  # the json module's depth decides
+        '{"a": 1} x',
+    ],
+)
+def test_questionable_arguments_are_left_to_the_json_module(text: str) -> None:
+    import msgspec  # noqa: F401
+
+    expected = arguments_outcome(text, fast=False)
+    with mock.patch.object(normalize, "_ARGUMENTS", wraps=normalize._ARGUMENTS) as decoder:
+        assert arguments_outcome(text, fast=True) == expected
+    assert decoder.decode.call_count == 1
