@@ -5,14 +5,25 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from packbuilder import fixture, make_pack
 from replaygate.engine.runner import run_packs
 from replaygate.loading.fixture_keys import key_problems
+from replaygate.loading.models import (
+    FIXTURE_KEYS,
+    FIXTURE_PLACES,
+    BoundaryVersion,
+    FixtureObject,
+    unknown_key,
+    version_problem,
+)
 from replaygate.loading.pack import load_packs
 from replaygate.results.model import CaseResult, Status
 from test_pack_loading import NOW
@@ -177,3 +188,86 @@ def test_tool_parameters_that_are_not_a_schema_error_the_case(tmp_path: Path) ->
         "packs/p/golden/ok.json: request.tools[0].parameters: expected an object "
         "(a JSON Schema), got str"
     )
+
+
+# --- the walk agrees with the plain one it replaced: every object, every key, in order ------
+
+
+def _reference(data: Mapping[str, Any]) -> list[Any]:
+    """Each object of the format checked in turn, as before the walk skipped known objects."""
+    keys, found = FIXTURE_KEYS, []
+
+    def check(obj: Any, loc: tuple[Any, ...], kind: FixtureObject, places: Any = None) -> None:
+        here = keys[kind]
+        for key in obj:
+            if key not in here:
+                known = places or FIXTURE_PLACES
+                elsewhere = {name: place for name, place in known.items() if name not in here}
+                found.append(((*loc, key), unknown_key(str(key), here, elsewhere)))
+
+    def calls(items: Any, loc: tuple[Any, ...], flat: Any, wrapper: Any, function: Any) -> None:
+        for index, item in enumerate(items if isinstance(items, list) else []):
+            if not isinstance(item, Mapping):
+                continue
+            if not isinstance(item.get("function"), Mapping):
+                check(item, (*loc, index), flat)
+                continue
+            inside = dict.fromkeys(keys[function], "under `function:`")
+            check(item, (*loc, index), wrapper, {**FIXTURE_PLACES, **inside})
+            check(item["function"], (*loc, index, "function"), function)
+
+    check(
+        data, (), FixtureObject.FIXTURE, {k: v for k, v in FIXTURE_PLACES.items() if k != "model"}
+    )
+    if "boundary_version" in data:
+        problem = version_problem(data["boundary_version"], BoundaryVersion)
+        found += [(("boundary_version",), f"boundary_version: {problem}")] if problem else []
+    request, response = data.get("request"), data.get("response")
+    if isinstance(request, Mapping):
+        check(request, ("request",), FixtureObject.REQUEST)
+        calls(request.get("tools"), ("request", "tools"), *_TOOL_KINDS)
+    if isinstance(response, Mapping):
+        check(response, ("response",), FixtureObject.RESPONSE)
+        calls(response.get("tool_calls"), ("response", "tool_calls"), *_CALL_KINDS)
+        if isinstance(response.get("error"), Mapping):
+            check(response["error"], ("response", "error"), FixtureObject.ERROR)
+    return found
+
+
+_TOOL_KINDS = (FixtureObject.TOOL, FixtureObject.TOOL_WRAPPER, FixtureObject.TOOL_FUNCTION)
+_CALL_KINDS = (
+    FixtureObject.TOOL_CALL, FixtureObject.TOOL_CALL_WRAPPER, FixtureObject.TOOL_CALL_FUNCTION
+)  # fmt: skip
+_NAMES = [*sorted({key for keys in FIXTURE_KEYS.values() for key in keys}), "typo", "modle"]
+_leaf = st.none() | st.sampled_from(["1.0", "x", 1])
+
+
+def _objects(inner: Any = _leaf) -> Any:
+    return st.dictionaries(st.sampled_from(_NAMES), inner, max_size=4)
+
+
+_function = _objects() | _leaf
+_items = st.lists(
+    _objects() | st.builds(lambda o, f: {**o, "function": f}, _objects(), _function) | _leaf,
+    max_size=3,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    top=_objects(),
+    request=_objects() | _leaf,
+    response=_objects() | _leaf,
+    tools=_items | _leaf,
+    calls=_items | _leaf,
+    error=_objects() | _leaf,
+)
+def test_key_problems_are_the_plain_walks(
+    top: dict[str, Any], request: Any, response: Any, tools: Any, calls: Any, error: Any
+) -> None:
+    if isinstance(request, dict):
+        request["tools"] = tools
+    if isinstance(response, dict):
+        response.update(tool_calls=calls, error=error)
+    data = {**top, "request": request, "response": response}
+    assert key_problems(data) == _reference(data)

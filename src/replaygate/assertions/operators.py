@@ -212,7 +212,8 @@ def _regex(actual: Any, pattern: regex.Pattern[str], env: Env) -> str | None:
     return None if found else f"{short(actual)} does not match {short(pattern.pattern)}"
 
 
-_OTHER_SYNTAX = (
+# an int: ``flags & RegexFlag`` would run the enum's Python __rand__ on every search
+_OTHER_SYNTAX = int(
     regex.VERBOSE | regex.FULLCASE | regex.V1 | regex.POSIX | regex.BESTMATCH | regex.ENHANCEMATCH
 )
 

@@ -33,42 +33,45 @@ def key_problems(
         if problem is not None:
             found.append((("boundary_version",), f"boundary_version: {problem}"))
     request, response = data.get("request"), data.get("response")
-    if isinstance(request, Mapping):
+    if type(request) is dict or isinstance(request, Mapping):  # JSON gives dicts: no ABC
         _check(request, ("request",), keys[_O.REQUEST], found)
-        for index, tool in _items(request.get("tools")):
-            kinds = (_O.TOOL, _O.TOOL_WRAPPER, _O.TOOL_FUNCTION)
-            _check_call(tool, ("request", "tools", index), kinds, keys, found)
-    if isinstance(response, Mapping):
+        _check_calls(request.get("tools"), ("request", "tools"), _TOOLS, keys, found)
+    if type(response) is dict or isinstance(response, Mapping):
         _check(response, ("response",), keys[_O.RESPONSE], found)
-        for index, call in _items(response.get("tool_calls")):
-            kinds = (_O.TOOL_CALL, _O.TOOL_CALL_WRAPPER, _O.TOOL_CALL_FUNCTION)
-            _check_call(call, ("response", "tool_calls", index), kinds, keys, found)
+        _check_calls(response.get("tool_calls"), ("response", "tool_calls"), _CALLS, keys, found)
         if isinstance(response.get("error"), Mapping):
             _check(response["error"], ("response", "error"), keys[_O.ERROR], found)
     return found
 
 
-def _items(value: Any) -> list[tuple[int, Mapping[str, Any]]]:
-    items = value if isinstance(value, list) else []
-    return [(index, item) for index, item in enumerate(items) if isinstance(item, Mapping)]
+_TOOLS = (_O.TOOL, _O.TOOL_WRAPPER, _O.TOOL_FUNCTION)
+_CALLS = (_O.TOOL_CALL, _O.TOOL_CALL_WRAPPER, _O.TOOL_CALL_FUNCTION)
 
 
-def _check_call(
-    item: Mapping[str, Any],
+def _check_calls(
+    items: Any,
     loc: Loc,
     kinds: tuple[FixtureObject, FixtureObject, FixtureObject],
     keys: Mapping[FixtureObject, frozenset[str]],
     found: list[KeyProblem],
 ) -> None:
-    """A tool or tool call: flat, or OpenAI-wrapped (``{type, function: {...}}``)."""
-    flat, wrapper, function = kinds
-    if not isinstance(item.get("function"), Mapping):
-        _check(item, loc, keys[flat], found)
+    """The tools or tool calls: each flat, or OpenAI-wrapped (``{type, function: {...}}``)."""
+    if not isinstance(items, list):
         return
-    if not keys[wrapper].issuperset(item):  # the places are only needed for a message
-        inside = dict.fromkeys(keys[function], "under `function:`")
-        _check(item, loc, keys[wrapper], found, {**FIXTURE_PLACES, **inside})
-    _check(item["function"], (*loc, "function"), keys[function], found)
+    flat, wrapper, function = keys[kinds[0]], keys[kinds[1]], keys[kinds[2]]
+    for index, item in enumerate(items):
+        if type(item) is not dict and not isinstance(item, Mapping):
+            continue
+        inner = item.get("function")
+        if type(inner) is not dict and not isinstance(inner, Mapping):
+            if not flat.issuperset(item):  # nearly every item: its loc is never built
+                _check(item, (*loc, index), flat, found)
+            continue
+        if not wrapper.issuperset(item):  # the places are only needed for a message
+            inside = dict.fromkeys(function, "under `function:`")
+            _check(item, (*loc, index), wrapper, found, {**FIXTURE_PLACES, **inside})
+        if not function.issuperset(inner):
+            _check(inner, (*loc, index, "function"), function, found)
 
 
 def _check(
