@@ -14,6 +14,7 @@ sys.path.insert(0, str(BENCH))
 
 import bench_agentevals  # noqa: E402  (bench/ is not a package)
 import bench_load  # noqa: E402
+import bench_percase  # noqa: E402
 import bench_run  # noqa: E402
 import bench_traces  # noqa: E402
 import corpus_realistic  # noqa: E402
@@ -87,3 +88,14 @@ def test_the_load_bench_times_a_corpus_only_when_every_contract_loads(tmp_path: 
     (tmp_path / "packs" / "p0000" / "contracts" / "lookup_1.yaml").write_text("tool: [\n")
     with pytest.raises(SystemExit, match="1 problems, 3 of 4 contracts loaded"):
         bench_load.measure(sys.executable, tmp_path)
+
+
+def test_the_percase_bench_times_runs_that_pass_and_stops_at_one_that_fails(
+    tmp_path: Path,
+) -> None:
+    corpus_realistic.generate(tmp_path, 40)
+    (spent,) = bench_percase.measure([bench_percase.HERE], tmp_path, 2).values()
+    assert len(spent) == 2 and all(seconds > 0 for seconds in spent)
+    (tmp_path / "packs" / "p0000" / "contracts" / "lookup_1.yaml").write_text("tool: [\n")
+    with pytest.raises(SystemExit, match="exited 2"):
+        bench_percase.measure([bench_percase.HERE], tmp_path, 1)
