@@ -880,3 +880,122 @@ def test_a_contract_the_parse_refuses_unread_is_not_read_whole_warm(
     assert plain[:2] == warm[:2]
     assert "file is too large" in warm[1]
     assert not fifo or "a FIFO" in warm[1]
+
+
+def test_a_case_key_is_the_documented_digest_of_its_parts(repo: Path) -> None:
+    """The key continues the contract's hash: it must equal the length-prefixed digest of
+    all its parts written out, so two lists of parts can never give the same key."""
+    pack, _, _ = load_pack(repo / "packs/p/pack.yaml", Root(repo, "test"), datetime.now(UTC))
+    assert pack is not None
+    contract = pack.contracts[0]
+    keys = cache_keys.Keys({"CITY": "Bern"}, None, "identity")
+    pack_key = keys.pack(pack)
+    assert pack_key is not None
+    text = (repo / contract.file).read_bytes()
+    contract_key = cache_keys._env_key(
+        pack_key, contract.path, contract.file, text, ["CITY"], {"CITY": "Bern"}
+    )
+    for case in contract.golden_cases:
+        fixture_path = pack.golden_dir / case.input_ref
+        recording = pack.recordings_dir / case.input_ref.replace(".json", ".recording.json")
+        parts = [contract_key, case.id.encode(), repr(case).encode()]
+        parts += [os.fsencode(fixture_path), fixture_path.read_bytes(), os.fsencode(recording)]
+        if recording.exists():
+            parts += [b"recording", recording.read_bytes()]
+        else:
+            parts += [b"no recording"]
+        assert keys.case(pack, contract, case) == cache_keys._digest(parts).hex()
+
+
+@pytest.mark.parametrize("where", ["score", "assertions.0.weight"])
+def test_a_whole_number_past_a_floats_range_decodes_without_a_crash(where: str) -> None:
+    data = json.loads(json.dumps(cache_codec.encode(rich_result())))
+    place = data if where == "score" else data["assertions"][0]
+    place[where.rsplit(".", 1)[-1]] = -(10**400)
+    back = cache_codec.decode(data, order=0, duration_s=0.0)
+    found = back.score if where == "score" else back.assertions[0].weight
+    assert found == -(10**400)
+
+
+def test_a_huge_score_in_the_cache_file_is_no_crash(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    expected = run(capsys, str(repo / "packs"), cache=cache)
+    file = cache / CACHE_FILE
+    huge = "1" + "0" * 400
+    text = re.sub(r'"score": ?(null|[0-9.]+)', f'"score": {huge}', file.read_text())
+    assert huge in text
+    file.write_text(text)
+    code, _, counts = run(capsys, str(repo / "packs"), cache=cache)
+    assert code == expected[0] and counts["hits"] + counts["misses"] == 2
+
+
+def test_an_unused_entry_of_any_shape_is_dropped_when_the_file_is_rewritten(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Entries of cases this run does not select are kept only when well shaped."""
+    cache = tmp_path / "cache"
+    run(capsys, str(repo / "packs"), cache=cache)
+    file = cache / CACHE_FILE
+    data = json.loads(file.read_text())
+    odd = {"a" * 64: 5, "b" * 64: None, "c" * 64: [1], "d" * 64: {"result": 1}}
+    data["entries"].update(odd)
+    file.write_text(json.dumps(data))
+    contract = next(repo.glob("packs/*/contracts/*.yaml"))
+    selected = f"{contract}::ok"
+    # a fixture changed: this run writes the file again, with the odd entries unread
+    fixture_file = next(repo.glob("packs/*/golden/ok.json"))
+    fixture_file.write_text(fixture_file.read_text() + "\n")
+    code, _, counts = run(capsys, selected, cache=cache)
+    assert code == 0 and counts["misses"] == 1
+    written = json.loads(file.read_text())["entries"]
+    assert not odd.keys() & written.keys()
+
+
+RUN_HITS = """\
+import sys
+from replaygate import cli
+code = cli.main(["run", sys.argv[1], "--cache", sys.argv[2], "-q"])
+print(sorted(m for m in sys.modules if m.startswith("replaygate.engine")))
+raise SystemExit(code)
+"""
+
+
+def test_a_run_whose_every_case_hits_imports_no_engine(repo: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-c", RUN_HITS, str(repo / "packs"), str(tmp_path / "cache")]
+    cold = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert "replaygate.engine.judge" in cold.stdout.splitlines()[-1]
+    warm = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert warm.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+@pytest.mark.parametrize("which", ["fixture", "recording"])
+def test_a_fifo_fixture_or_recording_is_refused_cached_as_uncached(
+    repo: Path, tmp_path: Path, which: str
+) -> None:
+    """The key is computed before the loader sees the file: its read must not wait for a
+    writer. A subprocess, so a regression fails the test instead of hanging the suite."""
+    import subprocess
+    import sys
+
+    pack = next(repo.glob("packs/*"))
+    path = pack / ("golden/other.json" if which == "fixture" else "recordings/ok.recording.json")
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+    script = "import sys; from replaygate import cli; raise SystemExit(cli.main(sys.argv[1:]))"
+    base = [sys.executable, "-c", script, "run", str(repo / "packs")]
+
+    def outcome(*extra: str) -> tuple[int, str]:
+        done = subprocess.run(
+            [*base, *extra], capture_output=True, text=True, timeout=120, cwd=tmp_path
+        )
+        return done.returncode, re.sub(r" in [0-9.]+s$", "", done.stdout, flags=re.M)
+
+    plain = outcome()
+    assert "FIFO" in plain[1]
+    assert outcome("--cache", str(tmp_path / "cache")) == plain

@@ -128,7 +128,7 @@ class Store:
             found = _opened(entry)
             window = _window(found.start, found.end)
             result = built(found.result, order=order, duration_s=0.0)
-        except (BadEntry, RecursionError):
+        except (BadEntry, RecursionError, OverflowError):  # never a crash: a miss
             return None
         return result if window.holds(now) else None
 
