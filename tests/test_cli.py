@@ -270,12 +270,15 @@ def test_a_malformed_shard_is_one_line_naming_it(tmp_path: Path, shard: str) -> 
 
 def test_the_default_jobs_are_documented_as_the_code_sets_them() -> None:
     from replaygate.commands import run as run_command
+    from replaygate.engine.forked import MIN_CONTRACTS
     from replaygate.engine.runner import PARALLEL_MIN_CASES
 
-    cap = f"one per CPU, at most {run_command.MAX_DEFAULT_JOBS}, for {PARALLEL_MIN_CASES}+"
-    assert cap in (ROOT / "README.md").read_text(encoding="utf-8")
+    cap = f"one per CPU, at most {run_command.MAX_DEFAULT_JOBS}, for {PARALLEL_MIN_CASES}+ cases"
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"{cap} or {MIN_CONTRACTS}+ contract files" in readme
     helped = " ".join(run(["run", "--help"], ROOT).stdout.split())
-    assert f"at most {run_command.MAX_DEFAULT_JOBS}, for runs of {PARALLEL_MIN_CASES}+" in helped
+    jobs = f"at most {run_command.MAX_DEFAULT_JOBS}, for runs of {PARALLEL_MIN_CASES}+ cases"
+    assert f"{jobs} or {MIN_CONTRACTS}+ contract files" in helped
 
 
 def test_a_report_that_cannot_be_written_stops_no_other(tmp_path: Path) -> None:

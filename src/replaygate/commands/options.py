@@ -25,7 +25,7 @@ from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, exit_code
 
 if TYPE_CHECKING:
-    from replaygate.loading.pack import ContractLoader, Loaded
+    from replaygate.loading.pack import ContractBatch, Loaded
     from replaygate.loading.peers import PeerOptions
     from replaygate.providers.client import Provider
 
@@ -407,13 +407,12 @@ def progress_bar(total: int) -> tuple[Callable[[], None], Callable[[], None]]:
     return tick, bar.close
 
 
-def load_named(args: argparse.Namespace, load: ContractLoader | None = None) -> Loaded:
+def load_named(args: argparse.Namespace, load: ContractBatch | None = None) -> Loaded:
     """What the command line names (packs, contracts, cases, peer files), loaded (the packs'
     contracts by ``load``, else parsed); the repository root each resolved against is
     printed once, on stderr."""
     from datetime import UTC, datetime
 
-    from replaygate.loading.pack import parse_contract
     from replaygate.loading.peers import load_all
     from replaygate.loading.roots import root_lines
     from replaygate.loading.targets import command_targets
@@ -428,7 +427,7 @@ def load_named(args: argparse.Namespace, load: ContractLoader | None = None) -> 
         now=datetime.now(UTC),
         warnings=named.warnings,
         peers=peer_options(args),
-        load=load or parse_contract,
+        load=load,
     )
     for line in root_lines(loaded.roots):
         print(terminal_safe(line), file=sys.stderr)

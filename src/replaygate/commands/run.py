@@ -10,7 +10,7 @@ import gc
 import importlib
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replaygate.commands.options import (
     add_peer_options,
@@ -24,6 +24,12 @@ from replaygate.commands.options import (
 )
 from replaygate.commands.output import stdout_report
 from replaygate.errors import UsageError
+
+if TYPE_CHECKING:
+    from replaygate.engine.runner import Select
+    from replaygate.loading.pack import Loaded
+    from replaygate.results.model import RunResult
+    from replaygate.results.shard import Shard
 
 MAX_DEFAULT_JOBS = 8  # more processes than this rarely pay for their start-up
 # Objects allocated between two young collections while a run builds what it keeps to its end.
@@ -61,7 +67,8 @@ def add_parser(sub: Any) -> None:
         default=0,
         metavar="N",
         help=f"processes that evaluate cases (default: one per CPU, at most {MAX_DEFAULT_JOBS}, "
-        "for runs of 2000+ cases; smaller runs use one)",
+        "for runs of 2000+ cases or 200+ contract files, which they then load too; smaller "
+        "runs use one)",
     )
     provider_option(parser, required=False)
     parser.add_argument(
@@ -90,7 +97,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         cached = args.cache is not None
         importlib.import_module(
-            "replaygate.commands.cached" if cached else "replaygate.engine.runner"
+            "replaygate.commands.cached" if cached else "replaygate.engine.forked"
         )
     finally:
         if collecting:
@@ -116,41 +123,19 @@ def long_lived() -> Iterator[None]:
 
 
 def _main(args: argparse.Namespace) -> int:
-    # the engine is imported where a case is judged: a warm cached run may judge none
-    from replaygate.loading.fixtures import load_case_input
     from replaygate.results.shard import parse_shard
 
     stdout_report(args)  # refuses two reports on stdout before any work
     if args.cache is not None and args.provider != "recorded":
         raise UsageError("--cache: live runs are never cached; drop --cache or --provider")
     shard = parse_shard(args.shard) if args.shard is not None else None
-    warm = None
     if args.cache is not None:
-        from replaygate.commands.cached import warm_contracts  # only a cached run needs it
-
-        warm = warm_contracts(args.cache, dict(os.environ), args.model)
-    loaded = load_named(args, warm)
-    select = None
-    if shard is not None:
-        from replaygate.engine.runner import case_keys
-
-        chosen = shard.select(case_keys(loaded.packs))
-        select = chosen.__contains__
-    if args.provider == "recorded":
-        source = functools.partial(load_case_input, model=args.model)
-        jobs = args.jobs or _default_jobs()
-        if warm is None:
-            from replaygate.engine.runner import run_packs
-
-            result = run_packs(loaded, dict(os.environ), select, jobs=jobs, source=source)
-        else:
-            from replaygate.commands.cached import run_cached
-
-            result = run_cached(
-                args.cache, warm, loaded, dict(os.environ), select, jobs=jobs, source=source
-            )
+        loaded, result = _run_cached(args, shard)
+    elif args.provider == "recorded":
+        loaded, result = _run_recorded(args, shard)
     else:
-        result = _run_live(args, loaded, select)
+        loaded = load_named(args)
+        result = _run_live(args, loaded, _selected(loaded, shard))
     meta = dict(result.meta)
     if shard is not None:
         meta["shard"] = {"index": shard.index, "count": shard.count}
@@ -158,6 +143,47 @@ def _main(args: argparse.Namespace) -> int:
     if len(roots) == 1:  # the GitHub layer maps result paths from it to the workspace
         meta["root"] = roots.pop()
     return finish(dataclasses.replace(result, meta=meta), args)
+
+
+def _selected(loaded: Loaded, shard: Shard | None) -> Select | None:
+    """Which cases run: those of ``shard``, else all."""
+    if shard is None:
+        return None
+    # the engine is imported where a case is judged: a warm cached run may judge none
+    from replaygate.engine.runner import case_keys
+
+    return shard.select(case_keys(loaded.packs)).__contains__
+
+
+def _run_recorded(args: argparse.Namespace, shard: Shard | None) -> tuple[Loaded, RunResult]:
+    """Recorded mode: forked workers may load the contracts, and then judge their cases."""
+    from replaygate.engine.forked import workers
+    from replaygate.engine.runner import run_packs
+    from replaygate.loading.fixtures import load_case_input
+
+    env = dict(os.environ)
+    source = functools.partial(load_case_input, model=args.model)
+    with workers(args.jobs or _default_jobs(), env, source) as loader:
+        loaded = load_named(args, loader)
+        select = _selected(loaded, shard)
+        result = run_packs(loaded, env, select, jobs=loader.jobs, source=source, workers=loader)
+    return loaded, result
+
+
+def _run_cached(args: argparse.Namespace, shard: Shard | None) -> tuple[Loaded, RunResult]:
+    """``--cache``: unchanged contracts known from the cache, their cases' results too."""
+    from replaygate.commands.cached import run_cached, warm_contracts
+    from replaygate.loading.fixtures import load_case_input
+    from replaygate.loading.pack import one_by_one
+
+    warm = warm_contracts(args.cache, dict(os.environ), args.model)
+    loaded = load_named(args, one_by_one(warm))
+    source = functools.partial(load_case_input, model=args.model)
+    jobs = args.jobs or _default_jobs()
+    select = _selected(loaded, shard)
+    env = dict(os.environ)
+    result = run_cached(args.cache, warm, loaded, env, select, jobs=jobs, source=source)
+    return loaded, result
 
 
 def _run_live(args: argparse.Namespace, loaded: Any, select: Any) -> Any:

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from replaygate.engine.collector import CaseContext
 from replaygate.engine.judge import RECORDED, evaluate_case
@@ -21,6 +21,9 @@ from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import CaseInput, load_case_input
 from replaygate.loading.pack import Loaded, Pack
 from replaygate.results.model import CaseResult, RunResult
+
+if TYPE_CHECKING:
+    from replaygate.engine.forked import Workers
 
 PARALLEL_MIN_CASES = 2000  # below this, forking costs more than it saves
 CHUNK_CASES = 250
@@ -35,7 +38,7 @@ def case_keys(packs: Sequence[Pack]) -> list[CaseKey]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Work:
+class Work:
     pack: Pack
     ctx: CaseContext
     source: Source = load_case_input
@@ -43,7 +46,7 @@ class _Work:
 
 def _work(
     packs: Sequence[Pack], env: Mapping[str, str], select: Select | None, source: Source, mode: str
-) -> list[_Work]:
+) -> list[Work]:
     work = []
     order = 0  # counts every case, selected or not: merged shards sort back into run order
     for pack in packs:
@@ -54,18 +57,18 @@ def _work(
                     ctx = CaseContext(
                         pack.pack_id, pack.shown, contract, case, env, allowlisted, mode, order
                     )
-                    work.append(_Work(pack, ctx, source))
+                    work.append(Work(pack, ctx, source))
                 order += 1
     return work
 
 
-def _evaluate(item: _Work) -> CaseResult:
+def _evaluate(item: Work) -> CaseResult:
     ctx = item.ctx
     return evaluate_case(ctx, item.source(item.pack, ctx.contract, ctx.case))
 
 
 # What forked workers evaluate: set before the pool forks, so nothing is pickled but results.
-_SHARED: list[_Work] = []
+_SHARED: list[Work] = []
 # In a worker: the file its stdout and stderr (the descriptors too) are written to.
 _OUTPUT: list[IO[bytes]] = []
 
@@ -76,7 +79,7 @@ class WorkerDied(ReplayGateError):
     exit_code = EXIT_BUG
 
 
-def _start_worker() -> None:
+def start_worker() -> None:
     """Leave cancellation to the parent, and keep the job log to the parent alone.
 
     The parent terminates workers (SIGTERM) in silence. What a worker prints (a library's
@@ -99,7 +102,7 @@ def _start_worker() -> None:
     _OUTPUT[:] = [output]
 
 
-def _printed() -> str:
+def printed() -> str:
     """What this worker printed since the last call."""
     sys.stdout.flush()
     (output,) = _OUTPUT
@@ -112,19 +115,26 @@ def _printed() -> str:
 
 def _evaluate_range(bounds: tuple[int, int]) -> tuple[list[Sent], str]:
     cases = [compact(item.ctx, _evaluate(item)) for item in _SHARED[bounds[0] : bounds[1]]]
-    return cases, _printed()
+    return cases, printed()
 
 
 def _can_fork(jobs: int, count: int) -> bool:
+    return count >= PARALLEL_MIN_CASES and can_fork(jobs)
+
+
+def can_fork(jobs: int) -> bool:
+    """Whether ``jobs`` workers may be forked from this process."""
     # Forking a process that runs threads can deadlock the child: only a plain CLI run forks.
-    if jobs < 2 or count < PARALLEL_MIN_CASES or threading.active_count() != 1:
+    if jobs < 2 or threading.active_count() != 1:
         return False
     import multiprocessing  # only a large run needs it: about 10 ms of every start otherwise
 
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def _evaluate_all(work: list[_Work], jobs: int) -> list[CaseResult]:
+def _evaluate_all(work: list[Work], jobs: int, workers: Workers | None) -> list[CaseResult]:
+    if workers is not None and workers.forked:  # they hold the contracts: they judge
+        return workers.judge(work, _evaluate)
     # Cases read whole at load (ai-tester traces, @isdk results) leave workers nothing to read,
     # only results to send back, which costs more than judging them here: only fixtures count.
     if not _can_fork(jobs, sum(item.ctx.contract.case_inputs is None for item in work)):
@@ -138,7 +148,7 @@ def _evaluate_all(work: list[_Work], jobs: int) -> list[CaseResult]:
         _SHARED.clear()
 
 
-def _in_workers(work: list[_Work], chunks: list[tuple[int, int]], jobs: int) -> list[CaseResult]:
+def _in_workers(work: list[Work], chunks: list[tuple[int, int]], jobs: int) -> list[CaseResult]:
     """The chunks evaluated by ``jobs`` forked workers, in order; their output re-printed here."""
     import multiprocessing  # only a large run needs these: about 10 ms of every start otherwise
     from concurrent.futures import ProcessPoolExecutor
@@ -147,13 +157,13 @@ def _in_workers(work: list[_Work], chunks: list[tuple[int, int]], jobs: int) -> 
     sys.stdout.flush()  # a worker must not inherit, and print again, what is buffered here
     sys.stderr.flush()
     context = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker)
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=start_worker)
     cases: list[CaseResult] = []
     try:
         results = pool.map(_evaluate_range, chunks)
-        for (start, end), (part, printed) in zip(chunks, results, strict=True):
+        for (start, end), (part, text) in zip(chunks, results, strict=True):
             cases += [rebuild(i.ctx, sent) for i, sent in zip(work[start:end], part, strict=True)]
-            sys.stderr.write(printed)
+            sys.stderr.write(text)
     except BrokenProcessPool:
         raise WorkerDied(
             "a worker process stopped abruptly (killed, or out of memory): the run is "
@@ -176,11 +186,13 @@ def run_packs(
     jobs: int = 1,
     source: Source = load_case_input,
     mode: str = RECORDED,
+    workers: Workers | None = None,
 ) -> RunResult:
     """Evaluate every selected case of the loaded packs, in ``jobs`` processes where that pays.
 
     ``mode`` is ``recorded`` or the live provider's name, for the cases' provider_modes.
     Results come back in pack, contract and case order whatever the number of jobs.
+    ``workers``: what loaded the contracts, which judges the cases of those it holds.
     """
     started = time.perf_counter()
     # The contracts live for the whole run: freezing them keeps the collector from
@@ -190,7 +202,8 @@ def run_packs(
     try:
         # each golden directory opened once and each recordings directory listed once
         with folders.reading():
-            cases = tuple(_evaluate_all(_work(loaded.packs, env, select, source, mode), jobs))
+            work = _work(loaded.packs, env, select, source, mode)
+            cases = tuple(_evaluate_all(work, jobs, workers))
     finally:
         gc.unfreeze()
     return RunResult(

@@ -269,3 +269,26 @@ def compile_contract(
             _lines(raw).get("trace_assertions", first_line),
         ),
     )
+
+
+# A golden case as it travels from a worker: its fields in order.
+CaseFields = tuple[str, str, bool, str | None, tuple[str, ...] | None, int, int, str | None]
+
+
+def outline(contract: Contract) -> tuple[str, str, str, tuple[CaseFields, ...]]:
+    """What a forked worker sends back of a contract it loaded and keeps: what names and
+    selects its cases (plain tuples: pickled several times faster than the dataclasses)."""
+    cases = tuple(
+        (c.id, c.input_ref, c.expect_ok, c.expected_error, c.provider_modes, c.line,
+         c.expect_ok_line, c.skip)
+        for c in contract.golden_cases
+    )  # fmt: skip
+    return contract.path, contract.file, contract.tool, cases
+
+
+def outline_contract(path: str, file: str, tool: str, cases: tuple[CaseFields, ...]) -> Contract:
+    """The parent's copy of a contract a worker holds: its cases, nothing to check. Only
+    that worker judges them (engine/forked.py)."""
+    return trace_only_contract(
+        path, file, tool, {}, golden_cases=tuple(GoldenCase(*case) for case in cases)
+    )

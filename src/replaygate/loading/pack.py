@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -186,6 +186,27 @@ def parse_contract(path: Path, pack: Pack) -> Contract:
     return load_contract(path, pack.directory, pack.root)
 
 
+# Every chosen contract file of a run (each with its pack as far as it is loaded), in order:
+# each file's Contract, or the problems that kept it from loading. One call for all of them,
+# so that a run with workers can share them out (engine/forked.py).
+ContractBatch = Callable[[Sequence[tuple[Path, Pack]]], list["Contract | list[Problem]"]]
+
+
+def one_by_one(load: ContractLoader) -> ContractBatch:
+    """The batch that loads each file in turn with ``load``."""
+
+    def batch(items: Sequence[tuple[Path, Pack]]) -> list[Contract | list[Problem]]:
+        outcomes: list[Contract | list[Problem]] = []
+        for path, pack in items:
+            try:
+                outcomes.append(load(path, pack))
+            except PackError as exc:
+                outcomes.append(exc.problems())
+        return outcomes
+
+    return batch
+
+
 @dataclass(frozen=True, slots=True)
 class _Layout:
     contracts_dir: Path
@@ -245,10 +266,31 @@ def load_pack(
 
     Contracts that fail to load are problems, the others still load.
     """
-    selection = selection or Selection({(None, None)})
+    plan = _plan(pack_file, root, selection or Selection({(None, None)}))
+    if plan.draft is None:
+        return None, plan.problems, []
+    return _finish(plan, one_by_one(load)([(path, plan.draft) for path in plan.chosen]), now)
+
+
+@dataclass(slots=True)
+class _Plan:
+    """A pack read up to its contracts: which files to load, and its problems so far."""
+
+    pack_file: Path
+    root: Root
+    selection: Selection
+    problems: list[Problem]
+    draft: Pack | None = None  # None: the pack cannot load (its problems say why)
+    model: PackModel | None = None
+    contract_files: list[Path] = field(default_factory=list)
+    chosen: list[Path] = field(default_factory=list)
+
+
+def _plan(pack_file: Path, root: Root, selection: Selection) -> _Plan:
     problems: list[Problem] = []
     pack_dir = pack_file.parent
     shown = files.shown_path(pack_file, root.path)
+    plan = _Plan(pack_file, root, selection, problems)
     try:
         raw = yaml_reader.load_yaml(pack_file, shown=shown)
         model: PackModel = validate(PackModel, raw if raw is not None else {}, shown)
@@ -258,29 +300,48 @@ def load_pack(
         )
         _check_redact(model.redact or [], raw, shown)
     except PackError as exc:
-        return None, [*problems, *exc.problems()], []
+        problems += exc.problems()
+        return plan
     if selection.everything:
         problems += _unlisted(model, layout.contracts_dir, pack_dir, raw, shown)
-    chosen = [path for path in contract_files if selection.wants_contract(path)]
-    draft = _draft(model, pack_dir, root.path, layout)
-    loaded = list(_load_contracts(chosen, draft, load, problems))
+    plan.model, plan.contract_files = model, contract_files
+    plan.chosen = [path for path in contract_files if selection.wants_contract(path)]
+    plan.draft = _draft(model, pack_dir, root.path, layout)
+    return plan
+
+
+def _finish(
+    plan: _Plan, outcomes: Sequence[Contract | list[Problem]], now: datetime
+) -> tuple[Pack, list[Problem], list[Problem]]:
+    """The planned pack with its chosen contracts' ``outcomes`` (in order), its @isdk
+    fixtures and allowlist; its problems and warnings."""
+    assert plan.draft is not None
+    draft, selection, problems = plan.draft, plan.selection, plan.problems
+    pack_dir, root = plan.pack_file.parent, plan.root.path
+    loaded: list[tuple[Path, Contract]] = []
+    for path, outcome in zip(plan.chosen, outcomes, strict=True):
+        if isinstance(outcome, Contract):
+            loaded.append((path, outcome))
+        else:
+            problems += outcome
     isdk = [
         (path, contract)
-        for path, contract in _isdk_fixtures(pack_dir, root.path, problems)
+        for path, contract in _isdk_fixtures(pack_dir, root, problems)
         if selection.wants_contract(path)
     ]
     loaded += isdk
-    chosen += list(dict.fromkeys(path for path, _ in isdk))
+    chosen = plan.chosen + list(dict.fromkeys(path for path, _ in isdk))
     contracts = selection.apply(loaded)
     allowlist = load_allowlist(
         pack_dir,
-        root.path,
+        root,
         now,
-        {contract_path(p, pack_dir, root.path) for p in contract_files},
+        {contract_path(p, pack_dir, root) for p in plan.contract_files},
         validate,
     )
     pack = replace(draft, contracts=tuple(contracts), allowlist=allowlist.listed)
-    problems += allowlist.problems + selection.unmatched(loaded, chosen, shown, root.path)
+    shown = files.shown_path(plan.pack_file, root)
+    problems += allowlist.problems + selection.unmatched(loaded, chosen, shown, root)
     warnings = list(allowlist.warnings)
     if selection.everything and not problems:
         warnings += unused_fixtures(pack)
@@ -307,16 +368,6 @@ def _draft(model: PackModel, pack_dir: Path, root: Path, layout: _Layout) -> Pac
         layout.contracts_dir,
         None if model.contracts is None else tuple(model.contracts),
     )
-
-
-def _load_contracts(
-    paths: Iterable[Path], pack: Pack, load: ContractLoader, problems: list[Problem]
-) -> Iterable[tuple[Path, Contract]]:
-    for path in paths:
-        try:
-            yield path, load(path, pack)
-        except PackError as exc:
-            problems.extend(exc.problems())
 
 
 def _isdk_fixtures(
@@ -365,26 +416,45 @@ def load_packs(
     root: Path | None,
     now: datetime,
     warnings: Sequence[Problem] = (),
-    load: ContractLoader = parse_contract,
+    load: ContractBatch | None = None,
 ) -> Loaded:
-    """Every pack under ``targets``; problems collected, the packs that load still load."""
+    """Every pack under ``targets``; problems collected, the packs that load still load.
+
+    ``load`` makes every pack's contracts in one call (default: each parsed in turn).
+    """
     found = find_packs(targets, cwd)
     problems, noted = list(found.problems), list(warnings)
-    packs: list[Pack] = []
     roots: dict[Path, str] = {}
-    seen: dict[str, str] = {}
+    planned: list[_Plan | Problem] = []  # each pack in order: its plan, or why it is not read
     for pack_file, selection in found.packs.items():
         escape = _escape(found.named[pack_file], cwd)
         if escape is not None:
-            problems.append(escape)
+            planned.append(escape)
             continue
         pack_root = root_for(pack_file, root, cwd)
         roots.setdefault(pack_root.path, pack_root.why)
-        pack, pack_problems, pack_warnings = load_pack(pack_file, pack_root, now, selection, load)
+        planned.append(_plan(pack_file, pack_root, selection))
+    items = [
+        (path, plan.draft)
+        for plan in planned
+        if isinstance(plan, _Plan) and plan.draft is not None
+        for path in plan.chosen
+    ]
+    outcomes = iter((load or one_by_one(parse_contract))(items))
+    packs: list[Pack] = []
+    seen: dict[str, str] = {}
+    for plan in planned:
+        if isinstance(plan, Problem):
+            problems.append(plan)
+            continue
+        if plan.draft is None:
+            problems += plan.problems
+            continue
+        pack, pack_problems, pack_warnings = _finish(
+            plan, [next(outcomes) for _ in plan.chosen], now
+        )
         problems += pack_problems
         noted += pack_warnings
-        if pack is None:
-            continue
         if pack.pack_id in seen:
             message = f"pack_id '{pack.pack_id}' is already used by {seen[pack.pack_id]}"
             problems.append(Problem(f"{pack.shown}/pack.yaml", None, message))

@@ -16,7 +16,7 @@ from replaygate.errors import PackError
 from replaygate.loading import files, json_reader
 from replaygate.loading.contract import Contract
 from replaygate.loading.files import shown_path
-from replaygate.loading.pack import ContractLoader, Loaded, Pack, load_packs, parse_contract
+from replaygate.loading.pack import ContractBatch, Loaded, Pack, load_packs
 from replaygate.loading.targets import MISNAMED_PACK_FILE, PACK_FILE
 from replaygate.results.model import Problem
 
@@ -91,10 +91,10 @@ def load_all(
     now: datetime,
     peers: PeerOptions,
     warnings: Sequence[Problem] = (),
-    load: ContractLoader = parse_contract,
+    load: ContractBatch | None = None,
 ) -> Loaded:
     """Packs, plus ai-tester runs and Connexity test cases where a target names them;
-    ``load`` makes the packs' contracts."""
+    ``load`` makes the packs' contracts (default: each parsed in turn)."""
     is_peer = {target: _is_peer((cwd / target).absolute()) for target in targets}
     peer_paths = [(cwd / t).absolute() for t in targets if is_peer[t]]
     pack_targets = [t for t in targets if not is_peer[t]]

@@ -1,0 +1,329 @@
+"""A large run's contracts loaded by forked workers that keep them and judge their cases.
+
+The parent lists the contract files (pack.yaml and the folders), then forks the workers,
+each of which loads a share of the files and sends back an outline of each contract: what
+names and selects its cases. The parent builds the packs from the outlines exactly as from
+loaded contracts (selection, shards, problems in order), then sends each worker the cases
+of the contracts it holds. A worker that is sent a case of a contract it does not hold (its
+share ran out, so it took some of another's) loads that contract itself. Compiled contracts
+never travel: unpickling one costs as much as loading it (bench/README.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import itertools
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from replaygate.engine import runner
+from replaygate.engine.collector import CaseContext
+from replaygate.engine.judge import RECORDED, evaluate_case
+from replaygate.engine.transfer import Sent, compact, rebuild
+from replaygate.errors import PackError
+from replaygate.loading import folders
+from replaygate.loading.contract import CaseFields, Contract, GoldenCase, outline, outline_contract
+from replaygate.loading.pack import Pack, one_by_one, parse_contract
+from replaygate.results.model import CaseResult, Problem
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+# Fewer contracts load here: forking for them costs more than sharing them out saves.
+MIN_CONTRACTS = 200
+CHUNK_CASES = 250  # cases a worker is sent at a time: small enough to share the tail
+AHEAD = 2  # chunks each worker holds, so that it never waits for the parent between two
+
+Item = tuple[Path, Pack]  # a contract file and its pack as far as it is loaded
+# A case for a worker: its contract (item number), id, NR allowlist reason and run order.
+Task = tuple[int, str, str | None, int]
+# A contract as it travels back: its path, file, tool and golden cases' fields.
+Outline = tuple[str, str, str, tuple[CaseFields, ...]]
+
+# Set before the fork: what every worker may load, and how it reads a case's input.
+_ITEMS: list[Item] = []
+_SETUP: list[tuple[Mapping[str, str], runner.Source, str]] = []
+# In a worker: the contracts it loaded, by item number, and their cases by id.
+_HELD: dict[int, Contract] = {}
+_CASES: dict[int, dict[str, GoldenCase]] = {}
+_KEPT: list[str] = []  # what this worker printed before loading a contract another loaded
+
+
+def _load_share(bounds: tuple[int, int]) -> list[Outline | list[Problem]]:
+    sent: list[Outline | list[Problem]] = []
+    for index in range(*bounds):
+        try:
+            contract = parse_contract(*_ITEMS[index])
+        except PackError as exc:
+            sent.append(exc.problems())
+            continue
+        _HELD[index] = contract
+        sent.append(outline(contract))
+    gc.freeze()  # they live as long as this worker: no collection scans them again
+    return sent
+
+
+def _held(index: int) -> Contract:
+    """The contract of item ``index``, loaded here if another worker loaded it first: what
+    loading it prints (a warning) was shown by that worker, so it is not shown again."""
+    if index not in _HELD:
+        _KEPT.append(runner.printed())
+        _HELD[index] = parse_contract(*_ITEMS[index])
+        runner.printed()
+    return _HELD[index]
+
+
+def _printed() -> str:
+    text = "".join(_KEPT) + runner.printed()
+    _KEPT.clear()
+    return text
+
+
+def _case(index: int, case_id: str) -> GoldenCase:
+    if index not in _CASES:
+        _CASES[index] = {case.id: case for case in _held(index).golden_cases}
+    return _CASES[index][case_id]
+
+
+def _judge(tasks: list[Task]) -> list[Sent]:
+    env, source, mode = _SETUP[0]
+    sent: list[Sent] = []
+    for index, case_id, allowlisted, order in tasks:
+        contract, pack, case = _held(index), _ITEMS[index][1], _case(index, case_id)
+        ctx = CaseContext(pack.pack_id, pack.shown, contract, case, env, allowlisted, mode, order)
+        sent.append(compact(ctx, evaluate_case(ctx, source(pack, contract, case))))
+    return sent
+
+
+def _serve(conn: Connection, parents: list[Connection]) -> None:
+    """A worker: requests in, answers out, until the parent closes its end."""
+    for end in parents:  # the parent's ends, inherited: closed, so that its exit is seen
+        end.close()
+    runner.start_worker()
+    with folders.reading():  # each golden directory opened once by this worker
+        while True:
+            try:
+                kind, payload = conn.recv()
+            except EOFError:
+                return
+            try:
+                answer: Any = _load_share(payload) if kind == "load" else _judge(payload)
+            except BaseException as exc:  # the parent raises it again
+                conn.send(("raised", _portable(exc), _printed()))
+                continue
+            conn.send(("done", answer, _printed()))
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` itself when it survives pickling, else a RuntimeError that names it."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # any failure to travel is replaced the same way
+        return RuntimeError(f"in a worker: {exc!r}")
+    return exc
+
+
+def _shares(items: Sequence[Item], count: int) -> list[tuple[int, int]]:
+    """``count`` runs of items in order, of about the same bytes (cases, roughly)."""
+    sizes = [_size(path) for path, _ in items]
+    total, bounds, running = sum(sizes) or 1, [0], 0
+    for index, size in enumerate(sizes):
+        running += size
+        while len(bounds) < count and running * count >= total * len(bounds):
+            bounds.append(index + 1)
+    bounds += [len(items)] * (count + 1 - len(bounds))
+    return list(itertools.pairwise(bounds))
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:  # its loader says why
+        return 0
+
+
+@dataclass(slots=True)
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    queue: list[int]  # chunks of its own still to send, first first
+    sent: list[int]  # chunks sent, in the order their answers come
+
+
+class Workers:
+    """Loads a run's contracts (a ContractBatch); when it forked to, judges their cases."""
+
+    def __init__(self, jobs: int, env: Mapping[str, str], source: runner.Source) -> None:
+        self.jobs = jobs
+        self._setup = (env, source, RECORDED)
+        self._workers: list[_Worker] = []
+        self._held: dict[tuple[Path, str], int] = {}  # (pack folder, contract path) -> item
+        self._shares: list[tuple[int, int]] = []  # the items each worker loaded
+
+    def __call__(self, items: Sequence[Item]) -> list[Contract | list[Problem]]:
+        if len(items) < MIN_CONTRACTS or not runner.can_fork(self.jobs):
+            return one_by_one(parse_contract)(items)
+        self._start(items)
+        self._shares = _shares(items, self.jobs)
+        for worker, share in zip(self._workers, self._shares, strict=True):
+            _send(worker, ("load", share))
+        sent: list[Outline | list[Problem]] = []
+        for worker in self._workers:
+            answer, text = self._answer(worker)
+            sent += answer
+            sys.stderr.write(text)
+        return [self._received(index, each, items[index][1]) for index, each in enumerate(sent)]
+
+    def _received(
+        self, index: int, sent: Outline | list[Problem], pack: Pack
+    ) -> Contract | list[Problem]:
+        if isinstance(sent, list):
+            return sent
+        contract = outline_contract(*sent)
+        self._held[(pack.directory, contract.path)] = index
+        return contract
+
+    def _start(self, items: Sequence[Item]) -> None:
+        import multiprocessing  # only a large run needs it: about 10 ms of every start otherwise
+
+        _ITEMS[:] = items
+        _SETUP[:] = [self._setup]
+        sys.stdout.flush()  # a worker must not inherit, and print again, what is buffered here
+        sys.stderr.flush()
+        context = multiprocessing.get_context("fork")
+        try:
+            for _ in range(self.jobs):
+                conn, theirs = context.Pipe()
+                ours = [*(worker.conn for worker in self._workers), conn]
+                process = context.Process(target=_serve, args=(theirs, ours), daemon=True)
+                process.start()
+                theirs.close()
+                self._workers.append(_Worker(process, conn, [], []))
+        finally:
+            _ITEMS.clear()  # the workers have their copies
+            _SETUP.clear()
+
+    def _answer(self, worker: _Worker) -> tuple[Any, str]:
+        """The worker's next answer; its exception raised here, its death a WorkerDied."""
+        try:
+            kind, answer, text = worker.conn.recv()
+        except (EOFError, OSError):
+            raise _died() from None
+        if kind == "raised":
+            sys.stderr.write(text)
+            raise answer
+        return answer, text
+
+    @property
+    def forked(self) -> bool:
+        return bool(self._workers)
+
+    def holds(self, pack: Pack, contract: Contract) -> bool:
+        """Whether ``contract`` is an outline whose cases the workers judge (not one read
+        whole with its cases' inputs: @isdk fixtures, other tools' files)."""
+        return contract.case_inputs is None and (pack.directory, contract.path) in self._held
+
+    def judge(
+        self, work: Sequence[runner.Work], here: Callable[[runner.Work], CaseResult]
+    ) -> list[CaseResult]:
+        """Every case of ``work`` judged, in order: the workers' by them, any other ``here``."""
+        remote = [i for i, item in enumerate(work) if self.holds(item.pack, item.ctx.contract)]
+        chunks = [remote[i : i + CHUNK_CASES] for i in range(0, len(remote), CHUNK_CASES)]
+        for number, chunk in enumerate(chunks):  # to the worker that loaded its first case's
+            self._workers[self._owner(work[chunk[0]])].queue.append(number)
+        for worker in self._workers:
+            for _ in range(AHEAD):
+                self._send_next(worker, work, chunks)
+        results: list[CaseResult | None] = [None] * len(work)
+        for position, item in enumerate(work):
+            if not self.holds(item.pack, item.ctx.contract):
+                results[position] = here(item)
+        self._collect(work, chunks, results)
+        return cast("list[CaseResult]", results)
+
+    def _owner(self, item: runner.Work) -> int:
+        index = self._held[(item.pack.directory, item.ctx.contract.path)]
+        return next(w for w, (start, end) in enumerate(self._shares) if start <= index < end)
+
+    def _send_next(
+        self, worker: _Worker, work: Sequence[runner.Work], chunks: list[list[int]]
+    ) -> None:
+        """Its own next chunk, else the last of the longest queue: the tail is shared."""
+        queue = worker.queue or max((w.queue for w in self._workers), key=len)
+        if not queue:
+            return
+        number = queue.pop(0) if queue is worker.queue else queue.pop()
+        tasks = [self._task(work[position]) for position in chunks[number]]
+        _send(worker, ("judge", tasks))
+        worker.sent.append(number)
+
+    def _task(self, item: runner.Work) -> Task:
+        ctx = item.ctx
+        index = self._held[(item.pack.directory, ctx.contract.path)]
+        return index, ctx.case.id, ctx.allowlisted, ctx.order
+
+    def _collect(
+        self,
+        work: Sequence[runner.Work],
+        chunks: list[list[int]],
+        results: list[CaseResult | None],
+    ) -> None:
+        """The workers' answers rebuilt into ``results``; what they printed, in case order."""
+        from multiprocessing.connection import wait
+
+        texts: dict[int, str] = {}
+        shown = 0
+        while busy := {w.conn: w for w in self._workers if w.sent}:
+            for conn in wait(list(busy)):
+                worker = busy[cast("Connection", conn)]
+                answer, texts[worker.sent[0]] = self._answer(worker)
+                chunk = chunks[worker.sent.pop(0)]
+                for position, sent in zip(chunk, answer, strict=True):
+                    results[position] = rebuild(work[position].ctx, sent)
+                self._send_next(worker, work, chunks)
+            while shown in texts:
+                sys.stderr.write(texts.pop(shown))
+                shown += 1
+
+    def close(self, *, cancelled: bool) -> None:
+        """The workers stopped: told to when the run is done, terminated when it is not."""
+        for worker in self._workers:
+            if cancelled:
+                worker.process.terminate()
+            worker.conn.close()
+        for worker in self._workers:
+            worker.process.join()
+
+
+def _send(worker: _Worker, request: tuple[str, Any]) -> None:
+    try:
+        worker.conn.send(request)
+    except OSError:  # its end is closed: it died
+        raise _died() from None
+
+
+def _died() -> runner.WorkerDied:
+    return runner.WorkerDied(
+        "a worker process stopped abruptly (killed, or out of memory): the run is "
+        "incomplete and nothing was reported; run it again, or with --jobs 1"
+    )
+
+
+@contextlib.contextmanager
+def workers(jobs: int, env: Mapping[str, str], source: runner.Source) -> Iterator[Workers]:
+    """What loads the run's contracts and judges their cases; its workers gone at the end."""
+    pool = Workers(jobs, env, source)
+    try:
+        yield pool
+    except BaseException:
+        pool.close(cancelled=True)
+        raise
+    pool.close(cancelled=False)

@@ -1,0 +1,258 @@
+"""Contracts loaded by forked workers that judge their cases: the serial run's results and
+output, whatever the shares; a worker's death or error stops the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from packbuilder import CONTRACT, fixture, make_pack
+
+CASES = Path(__file__).parent / "cases"
+# `run --jobs N --root ROOT --json OUT [more]`, after PATCH, in a fresh process (forking
+# the test runner, which may run server threads, is not safe). FORKED (a file) receives how
+# many contract files the workers were given: nothing when they did not fork.
+SCRIPT = """
+import sys
+from replaygate import cli
+from replaygate.engine import forked, runner
+jobs, root, out, told = sys.argv[1:5]
+forked.MIN_CONTRACTS, forked.CHUNK_CASES = 1, 2
+start = forked.Workers._start
+def noted(self, items):
+    open(told, "w").write(str(len(items)))
+    return start(self, items)
+forked.Workers._start = noted
+PATCH
+sys.exit(cli.main(["run", "--jobs", jobs, "--root", root, "--json", out, *sys.argv[5:]]))
+"""
+# Every contract file to the first worker: the others take chunks of its queue and load
+# their contracts themselves.
+ALL_TO_ONE = """
+forked._shares = lambda items, count: [(0, len(items))] + [(len(items), len(items))] * (count - 1)
+"""
+
+
+def run(root: Path, jobs: int, *more: str, patch: str = "", out: Path) -> dict[str, Any]:
+    """The run's exit code, output and results (durations left out), and what forked; its
+    files written to the folder ``out``."""
+    out, told = out / f"{jobs}.json", out / f"{jobs}.forked"
+    script = SCRIPT.replace("PATCH", patch)
+    argv = [sys.executable, "-c", script, str(jobs), str(root), str(out), str(told), *more]
+    done = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
+    results = json.loads(out.read_text()) if out.exists() else None
+    if results is not None:
+        for case in results["cases"]:
+            del case["duration_s"]
+        del results["duration_s"]
+    return {
+        "code": done.returncode,
+        "stdout": re.sub(r" in [0-9.]+s$", " in Xs", done.stdout, flags=re.MULTILINE),
+        "stderr": done.stderr,
+        "results": results,
+        "forked": int(told.read_text()) if told.exists() else 0,
+    }
+
+
+def same_as_serial(
+    root: Path, *more: str, patch: str = "", forks: bool = True, out: Path
+) -> dict[str, Any]:
+    serial = run(root, 1, *more, patch=patch, out=out)
+    parallel = run(root, 2, *more, patch=patch, out=out)
+    assert serial["forked"] == 0
+    assert (parallel["forked"] > 0) == forks, parallel["stderr"]
+    assert {**parallel, "forked": 0} == serial
+    return parallel
+
+
+@pytest.mark.posix
+@pytest.mark.parametrize("shares", ["even", "all to one"])
+@pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir() if p.is_dir()))
+def test_every_corpus_case_gets_the_serial_results(case: str, shares: str, tmp_path: Path) -> None:
+    patch = ALL_TO_ONE if shares == "all to one" else ""
+    forks = case != "isdk"  # its pack holds @isdk fixtures alone, read with the pack
+    root = CASES / case
+    same_as_serial(root, str(root / "packs"), patch=patch, forks=forks, out=tmp_path)
+
+
+CONTRACTS = {
+    "a.yaml": CONTRACT,
+    "b.yaml": CONTRACT + "surprise: 1\n",  # refused at load: an unknown key
+    "c.yaml": CONTRACT.replace("equals: Bern", 'regex: "("'),  # refused at compile
+    "d.yaml": CONTRACT.replace("ok.json", "missing.json"),
+    "e.yaml": CONTRACT.replace("equals: Bern", "equals: Paris"),
+}
+
+
+def mixed(root: Path) -> Path:
+    """Two packs with contracts that load, fail to load, pass and fail; a third pack whose
+    pack_id the first already uses."""
+    many = "golden_cases:\n" + "".join(
+        f"  - id: c{i}\n    input_ref: {'ok' if i % 4 else 'bad'}.json\n    expect_ok: true\n"
+        for i in range(9)
+    )
+    contracts = {**CONTRACTS, "f.yaml": CONTRACT.split("golden_cases:")[0] + many}
+    bad = fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])
+    fixtures = {"ok.json": fixture(), "bad.json": bad}
+    make_pack(root, "p", contracts=contracts, fixtures=fixtures)
+    make_pack(root, "q", contracts=dict(reversed(contracts.items())), fixtures=fixtures)
+    make_pack(root, "r", contracts=CONTRACTS, pack_yaml="pack_id: p\n")
+    return root
+
+
+@pytest.mark.posix
+@pytest.mark.parametrize("shares", ["even", "all to one"])
+@pytest.mark.parametrize("more", [(), ("--shard", "2/3"), ("packs/q/contracts/f.yaml::c3",)])
+def test_problems_selection_and_shards_are_the_serial_ones(
+    tmp_path: Path, more: tuple[str, ...], shares: str
+) -> None:
+    mixed(tmp_path)
+    patch = ALL_TO_ONE if shares != "even" else ""
+    parallel = same_as_serial(tmp_path, *more, patch=patch, out=tmp_path)
+    if "::" in more[-1:][0] if more else False:
+        assert parallel["code"] == 0  # c3 passes, and no other contract is loaded
+        assert [case["case_id"] for case in parallel["results"]["cases"]] == ["c3"]
+    else:
+        assert parallel["code"] == 2
+        assert "packs/p/contracts/b.yaml:" in parallel["stdout"]
+        assert "packs/q/contracts/c.yaml:" in parallel["stdout"]
+        assert "pack_id 'p' is already used by packs/p" in parallel["stdout"]
+
+
+# What a worker prints while it loads and while it judges (on stdout and on its descriptors).
+PRINTING = """
+import os
+parse, evaluate = forked.parse_contract, forked.evaluate_case
+def parse_printing(path, pack):
+    print(f"loading {pack.pack_id}/{path.name}", file=sys.stderr)
+    return parse(path, pack)
+def evaluate_printing(ctx, given):
+    os.write(2, f"judging {ctx.pack_id}/{ctx.contract.path}::{ctx.case.id}\\n".encode())
+    return evaluate(ctx, given)
+forked.parse_contract, forked.evaluate_case = parse_printing, evaluate_printing
+runner.evaluate_case = evaluate_printing  # the serial run's
+"""
+
+
+@pytest.mark.posix
+def test_what_workers_print_comes_out_in_the_serial_order(tmp_path: Path) -> None:
+    mixed(tmp_path)
+    parallel = same_as_serial(tmp_path, patch=PRINTING + ALL_TO_ONE, out=tmp_path)
+    lines = parallel["stderr"].splitlines()
+    assert lines[0] == "loading p/a.yaml"  # before the root line: loading comes first
+    assert "judging q/contracts/f.yaml::c8" in lines
+
+
+def killed(when: str) -> str:
+    """A patch that kills the worker (as the OOM killer would) at ``when``."""
+    return f"""
+import os, signal
+parse, evaluate = forked.parse_contract, forked.evaluate_case
+def parse_dying(path, pack):
+    if {when == "load"} and path.name == "e.yaml" and pack.pack_id == "q":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return parse(path, pack)
+def evaluate_dying(ctx, given):
+    if {when == "judge"} and ctx.case.id == "c5":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return evaluate(ctx, given)
+forked.parse_contract, forked.evaluate_case = parse_dying, evaluate_dying
+"""
+
+
+@pytest.mark.posix
+@pytest.mark.parametrize("when", ["load", "judge"])
+def test_a_worker_that_dies_fails_the_run(tmp_path: Path, when: str) -> None:
+    mixed(tmp_path)
+    done = run(tmp_path, 2, patch=killed(when), out=tmp_path)
+    assert done["code"] == 3, done["stderr"]
+    assert [line for line in done["stderr"].splitlines() if not line.startswith("root: ")] == [
+        "replaygate: a worker process stopped abruptly (killed, or out of memory): "
+        "the run is incomplete and nothing was reported; run it again, or with --jobs 1"
+    ]
+    assert done["results"] is None
+
+
+@pytest.mark.posix
+def test_an_error_in_a_worker_is_raised_in_the_parent(tmp_path: Path) -> None:
+    mixed(tmp_path)
+    patch = """
+def failing(ctx, given):
+    raise ValueError(f"a bug met at {ctx.case.id}")
+forked.evaluate_case = failing
+"""
+    done = run(tmp_path, 2, patch=patch, out=tmp_path)
+    assert done["code"] == 3
+    assert "ValueError: a bug met at " in done["stderr"]
+    assert done["results"] is None
+
+
+@pytest.mark.posix
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "import multiprocessing; multiprocessing.get_all_start_methods = lambda: ['spawn']",
+        "import threading; threading.Thread(target=threading.Event().wait, daemon=True).start()",
+    ],
+    ids=["fork unavailable", "threads running"],
+)
+def test_without_a_safe_fork_the_contracts_load_here(tmp_path: Path, patch: str) -> None:
+    mixed(tmp_path)
+    serial, parallel = run(tmp_path, 1, out=tmp_path), run(tmp_path, 2, patch=patch, out=tmp_path)
+    assert parallel["forked"] == 0
+    assert {**parallel, "forked": 0} == serial
+
+
+# The worker that meets case c5 notes its pid and stalls; the parent exits on SIGTERM as the
+# entrypoint does (an exception raised by its handler).
+STALLING = """
+import os, signal, time
+signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+evaluate = forked.evaluate_case
+def stalling(ctx, given):
+    if ctx.case.id == "c5":
+        open("stalled", "w").write(str(os.getpid()))
+        time.sleep(600)
+    return evaluate(ctx, given)
+forked.evaluate_case = stalling
+"""
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.posix
+def test_a_cancelled_run_stops_its_workers(tmp_path: Path) -> None:
+    mixed(tmp_path)
+    script = SCRIPT.replace("PATCH", STALLING)
+    argv = [sys.executable, "-c", script, "2", str(tmp_path), "out.json", "told"]
+    process = subprocess.Popen(argv, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    marker = tmp_path / "stalled"
+    deadline = time.monotonic() + 120  # a hang guard, not a speed figure
+    try:
+        while not (marker.exists() and marker.read_text()):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()  # a no-op once it has exited
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    worker = int(marker.read_text())
+    while not gone(worker):
+        assert time.monotonic() < deadline, "the stalled worker is still running"
+        time.sleep(0.01)
