@@ -169,11 +169,34 @@ forked.parse_contract, forked.evaluate_case = parse_dying, evaluate_dying
 """
 
 
+# The first worker dies when it is done loading, before it is sent any case: the parent's
+# request meets a closed pipe.
+BETWEEN = """
+import os, signal
+serve = forked._serve
+class Dying:
+    def __init__(self, conn):
+        self.conn, self.calls = conn, 0
+    def recv(self):
+        self.calls += 1
+        if self.calls == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return self.conn.recv()
+    def send(self, message):
+        return self.conn.send(message)
+first = []
+def serve_dying(conn, parents):
+    first.append(conn)
+    return serve(Dying(conn) if len(first) == 1 else conn, parents)
+forked._serve = serve_dying
+"""
+
+
 @pytest.mark.posix
-@pytest.mark.parametrize("when", ["load", "judge"])
+@pytest.mark.parametrize("when", ["load", "judge", "between"])
 def test_a_worker_that_dies_fails_the_run(tmp_path: Path, when: str) -> None:
     mixed(tmp_path)
-    done = run(tmp_path, 2, patch=killed(when), out=tmp_path)
+    done = run(tmp_path, 2, patch=BETWEEN if when == "between" else killed(when), out=tmp_path)
     assert done["code"] == 3, done["stderr"]
     assert [line for line in done["stderr"].splitlines() if not line.startswith("root: ")] == [
         "replaygate: a worker process stopped abruptly (killed, or out of memory): "
