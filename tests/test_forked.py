@@ -24,7 +24,7 @@ CASES = Path(__file__).parent / "cases"
 SCRIPT = """
 import sys
 from replaygate import cli
-from replaygate.engine import forked, runner
+from replaygate.engine import forked, forked_worker as worker, runner
 jobs, root, out, told = sys.argv[1:5]
 forked.MIN_CONTRACTS, forked.CHUNK_CASES = 1, 2
 start = forked.Workers._start
@@ -131,15 +131,15 @@ def test_problems_selection_and_shards_are_the_serial_ones(
 # What a worker prints while it loads and while it judges (on stdout and on its descriptors).
 PRINTING = """
 import os
-parse, evaluate = forked.parse_contract, forked.evaluate_case
+parse, evaluate = worker.parse_contract, worker.evaluate_case
 def parse_printing(path, pack):
     print(f"loading {pack.pack_id}/{path.name}", file=sys.stderr)
     return parse(path, pack)
 def evaluate_printing(ctx, given):
     os.write(2, f"judging {ctx.pack_id}/{ctx.contract.path}::{ctx.case.id}\\n".encode())
     return evaluate(ctx, given)
-forked.parse_contract, forked.evaluate_case = parse_printing, evaluate_printing
-runner.evaluate_case = evaluate_printing  # the serial run's
+worker.parse_contract, worker.evaluate_case = parse_printing, evaluate_printing
+forked.parse_contract, runner.evaluate_case = parse_printing, evaluate_printing  # serial
 """
 
 
@@ -156,7 +156,7 @@ def killed(when: str) -> str:
     """A patch that kills the worker (as the OOM killer would) at ``when``."""
     return f"""
 import os, signal
-parse, evaluate = forked.parse_contract, forked.evaluate_case
+parse, evaluate = worker.parse_contract, worker.evaluate_case
 def parse_dying(path, pack):
     if {when == "load"} and path.name == "e.yaml" and pack.pack_id == "q":
         os.kill(os.getpid(), signal.SIGKILL)
@@ -165,7 +165,7 @@ def evaluate_dying(ctx, given):
     if {when == "judge"} and ctx.case.id == "c5":
         os.kill(os.getpid(), signal.SIGKILL)
     return evaluate(ctx, given)
-forked.parse_contract, forked.evaluate_case = parse_dying, evaluate_dying
+worker.parse_contract, worker.evaluate_case = parse_dying, evaluate_dying
 """
 
 
@@ -173,7 +173,7 @@ forked.parse_contract, forked.evaluate_case = parse_dying, evaluate_dying
 # request meets a closed pipe.
 BETWEEN = """
 import os, signal
-serve = forked._serve
+serve = worker.serve
 class Dying:
     def __init__(self, conn):
         self.conn, self.calls = conn, 0
@@ -188,7 +188,7 @@ first = []
 def serve_dying(conn, parents):
     first.append(conn)
     return serve(Dying(conn) if len(first) == 1 else conn, parents)
-forked._serve = serve_dying
+worker.serve = serve_dying
 """
 
 
@@ -211,7 +211,7 @@ def test_an_error_in_a_worker_is_raised_in_the_parent(tmp_path: Path) -> None:
     patch = """
 def failing(ctx, given):
     raise ValueError(f"a bug met at {ctx.case.id}")
-forked.evaluate_case = failing
+worker.evaluate_case = failing
 """
     done = run(tmp_path, 2, patch=patch, out=tmp_path)
     assert done["code"] == 3
@@ -240,13 +240,13 @@ def test_without_a_safe_fork_the_contracts_load_here(tmp_path: Path, patch: str)
 STALLING = """
 import os, signal, time
 signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-evaluate = forked.evaluate_case
+evaluate = worker.evaluate_case
 def stalling(ctx, given):
     if ctx.case.id == "c5":
         open("stalled", "w").write(str(os.getpid()))
         time.sleep(600)
     return evaluate(ctx, given)
-forked.evaluate_case = stalling
+worker.evaluate_case = stalling
 """
 
 

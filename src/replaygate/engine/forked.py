@@ -12,7 +12,6 @@ never travel: unpickling one costs as much as loading it (bench/README.md).
 from __future__ import annotations
 
 import contextlib
-import gc
 import itertools
 import os
 import sys
@@ -21,13 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from replaygate.engine import runner
-from replaygate.engine.collector import CaseContext
-from replaygate.engine.judge import RECORDED, evaluate_case
-from replaygate.engine.transfer import Sent, compact, rebuild
-from replaygate.errors import PackError
-from replaygate.loading import folders
-from replaygate.loading.contract import CaseFields, Contract, GoldenCase, outline, outline_contract
+from replaygate.engine import forked_worker, runner
+from replaygate.engine.forked_worker import Item, Outline, Task
+from replaygate.engine.judge import RECORDED
+from replaygate.engine.transfer import rebuild
+from replaygate.loading.contract import Contract, outline_contract
 from replaygate.loading.pack import Pack, one_by_one, parse_contract
 from replaygate.results.model import CaseResult, Problem
 
@@ -39,96 +36,6 @@ if TYPE_CHECKING:
 MIN_CONTRACTS = 200
 CHUNK_CASES = 250  # cases a worker is sent at a time: small enough to share the tail
 AHEAD = 2  # chunks each worker holds, so that it never waits for the parent between two
-
-Item = tuple[Path, Pack]  # a contract file and its pack as far as it is loaded
-# A case for a worker: its contract (item number), id, NR allowlist reason and run order.
-Task = tuple[int, str, str | None, int]
-# A contract as it travels back: its path, file, tool and golden cases' fields.
-Outline = tuple[str, str, str, tuple[CaseFields, ...]]
-
-# Set before the fork: what every worker may load, and how it reads a case's input.
-_ITEMS: list[Item] = []
-_SETUP: list[tuple[Mapping[str, str], runner.Source, str]] = []
-# In a worker: the contracts it loaded, by item number, and their cases by id.
-_HELD: dict[int, Contract] = {}
-_CASES: dict[int, dict[str, GoldenCase]] = {}
-_KEPT: list[str] = []  # what this worker printed before loading a contract another loaded
-
-
-def _load_share(bounds: tuple[int, int]) -> list[Outline | list[Problem]]:
-    sent: list[Outline | list[Problem]] = []
-    for index in range(*bounds):
-        try:
-            contract = parse_contract(*_ITEMS[index])
-        except PackError as exc:
-            sent.append(exc.problems())
-            continue
-        _HELD[index] = contract
-        sent.append(outline(contract))
-    gc.freeze()  # they live as long as this worker: no collection scans them again
-    return sent
-
-
-def _held(index: int) -> Contract:
-    """The contract of item ``index``, loaded here if another worker loaded it first: what
-    loading it prints (a warning) was shown by that worker, so it is not shown again."""
-    if index not in _HELD:
-        _KEPT.append(runner.printed())
-        _HELD[index] = parse_contract(*_ITEMS[index])
-        runner.printed()
-    return _HELD[index]
-
-
-def _printed() -> str:
-    text = "".join(_KEPT) + runner.printed()
-    _KEPT.clear()
-    return text
-
-
-def _case(index: int, case_id: str) -> GoldenCase:
-    if index not in _CASES:
-        _CASES[index] = {case.id: case for case in _held(index).golden_cases}
-    return _CASES[index][case_id]
-
-
-def _judge(tasks: list[Task]) -> list[Sent]:
-    env, source, mode = _SETUP[0]
-    sent: list[Sent] = []
-    for index, case_id, allowlisted, order in tasks:
-        contract, pack, case = _held(index), _ITEMS[index][1], _case(index, case_id)
-        ctx = CaseContext(pack.pack_id, pack.shown, contract, case, env, allowlisted, mode, order)
-        sent.append(compact(ctx, evaluate_case(ctx, source(pack, contract, case))))
-    return sent
-
-
-def _serve(conn: Connection, parents: list[Connection]) -> None:
-    """A worker: requests in, answers out, until the parent closes its end."""
-    for end in parents:  # the parent's ends, inherited: closed, so that its exit is seen
-        end.close()
-    runner.start_worker()
-    with folders.reading():  # each golden directory opened once by this worker
-        while True:
-            try:
-                kind, payload = conn.recv()
-            except EOFError:
-                return
-            try:
-                answer: Any = _load_share(payload) if kind == "load" else _judge(payload)
-            except BaseException as exc:  # the parent raises it again
-                conn.send(("raised", _portable(exc), _printed()))
-                continue
-            conn.send(("done", answer, _printed()))
-
-
-def _portable(exc: BaseException) -> BaseException:
-    """``exc`` itself when it survives pickling, else a RuntimeError that names it."""
-    import pickle
-
-    try:
-        pickle.loads(pickle.dumps(exc))
-    except Exception:  # any failure to travel is replaced the same way
-        return RuntimeError(f"in a worker: {exc!r}")
-    return exc
 
 
 def _shares(items: Sequence[Item], count: int) -> list[tuple[int, int]]:
@@ -194,8 +101,8 @@ class Workers:
     def _start(self, items: Sequence[Item]) -> None:
         import multiprocessing  # only a large run needs it: about 10 ms of every start otherwise
 
-        _ITEMS[:] = items
-        _SETUP[:] = [self._setup]
+        forked_worker.ITEMS[:] = items
+        forked_worker.SETUP[:] = [self._setup]
         sys.stdout.flush()  # a worker must not inherit, and print again, what is buffered here
         sys.stderr.flush()
         context = multiprocessing.get_context("fork")
@@ -203,13 +110,15 @@ class Workers:
             for _ in range(self.jobs):
                 conn, theirs = context.Pipe()
                 ours = [*(worker.conn for worker in self._workers), conn]
-                process = context.Process(target=_serve, args=(theirs, ours), daemon=True)
+                process = context.Process(
+                    target=forked_worker.serve, args=(theirs, ours), daemon=True
+                )
                 process.start()
                 theirs.close()
                 self._workers.append(_Worker(process, conn, [], []))
         finally:
-            _ITEMS.clear()  # the workers have their copies
-            _SETUP.clear()
+            forked_worker.ITEMS.clear()  # the workers have their copies
+            forked_worker.SETUP.clear()
 
     def _answer(self, worker: _Worker) -> tuple[Any, str]:
         """The worker's next answer; its exception raised here, its death a WorkerDied."""

@@ -1,0 +1,111 @@
+"""A forked worker of a large run: it loads a share of the contract files and keeps them,
+then judges the cases it is sent (engine/forked.py is the parent's side)."""
+
+from __future__ import annotations
+
+import gc
+import pickle
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from replaygate.engine import runner
+from replaygate.engine.collector import CaseContext
+from replaygate.engine.judge import evaluate_case
+from replaygate.engine.transfer import Sent, compact
+from replaygate.errors import PackError
+from replaygate.loading import folders
+from replaygate.loading.contract import CaseFields, Contract, GoldenCase, outline
+from replaygate.loading.pack import Pack, parse_contract
+from replaygate.results.model import Problem
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+Item = tuple[Path, Pack]  # a contract file and its pack as far as it is loaded
+# A case to judge: its contract (item number), id, NR allowlist reason and run order.
+Task = tuple[int, str, str | None, int]
+# A contract as it travels back: its path, file, tool and golden cases' fields.
+Outline = tuple[str, str, str, tuple[CaseFields, ...]]
+
+# Set before the fork: what every worker may load, and how it reads a case's input.
+ITEMS: list[Item] = []
+SETUP: list[tuple[Mapping[str, str], runner.Source, str]] = []
+# In a worker: the contracts it loaded, by item number, and their cases by id.
+_HELD: dict[int, Contract] = {}
+_CASES: dict[int, dict[str, GoldenCase]] = {}
+_KEPT: list[str] = []  # what this worker printed before loading a contract another loaded
+
+
+def _load_share(bounds: tuple[int, int]) -> list[Outline | list[Problem]]:
+    sent: list[Outline | list[Problem]] = []
+    for index in range(*bounds):
+        try:
+            contract = parse_contract(*ITEMS[index])
+        except PackError as exc:
+            sent.append(exc.problems())
+            continue
+        _HELD[index] = contract
+        sent.append(outline(contract))
+    gc.freeze()  # they live as long as this worker: no collection scans them again
+    return sent
+
+
+def _held(index: int) -> Contract:
+    """The contract of item ``index``, loaded here if another worker loaded it first: what
+    loading it prints (a warning) was shown by that worker, so it is not shown again."""
+    if index not in _HELD:
+        _KEPT.append(runner.printed())
+        _HELD[index] = parse_contract(*ITEMS[index])
+        runner.printed()
+    return _HELD[index]
+
+
+def _printed() -> str:
+    text = "".join(_KEPT) + runner.printed()
+    _KEPT.clear()
+    return text
+
+
+def _case(index: int, case_id: str) -> GoldenCase:
+    if index not in _CASES:
+        _CASES[index] = {case.id: case for case in _held(index).golden_cases}
+    return _CASES[index][case_id]
+
+
+def _judge(tasks: list[Task]) -> list[Sent]:
+    env, source, mode = SETUP[0]
+    sent: list[Sent] = []
+    for index, case_id, allowlisted, order in tasks:
+        contract, pack, case = _held(index), ITEMS[index][1], _case(index, case_id)
+        ctx = CaseContext(pack.pack_id, pack.shown, contract, case, env, allowlisted, mode, order)
+        sent.append(compact(ctx, evaluate_case(ctx, source(pack, contract, case))))
+    return sent
+
+
+def serve(conn: Connection, parents: list[Connection]) -> None:
+    """A worker: requests in, answers out, until the parent closes its end."""
+    for end in parents:  # the parent's ends, inherited: closed, so that its exit is seen
+        end.close()
+    runner.start_worker()
+    with folders.reading():  # each golden directory opened once by this worker
+        while True:
+            try:
+                kind, payload = conn.recv()
+            except EOFError:
+                return
+            try:
+                answer: Any = _load_share(payload) if kind == "load" else _judge(payload)
+            except BaseException as exc:  # the parent raises it again
+                conn.send(("raised", _portable(exc), _printed()))
+                continue
+            conn.send(("done", answer, _printed()))
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` itself when it survives pickling, else a RuntimeError that names it."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # any failure to travel is replaced the same way
+        return RuntimeError(f"in a worker: {exc!r}")
+    return exc
