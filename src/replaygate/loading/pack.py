@@ -281,7 +281,6 @@ class _Plan:
     selection: Selection
     problems: list[Problem]
     draft: Pack | None = None  # None: the pack cannot load (its problems say why)
-    model: PackModel | None = None
     contract_files: list[Path] = field(default_factory=list)
     chosen: list[Path] = field(default_factory=list)
 
@@ -304,7 +303,7 @@ def _plan(pack_file: Path, root: Root, selection: Selection) -> _Plan:
         return plan
     if selection.everything:
         problems += _unlisted(model, layout.contracts_dir, pack_dir, raw, shown)
-    plan.model, plan.contract_files = model, contract_files
+    plan.contract_files = contract_files
     plan.chosen = [path for path in contract_files if selection.wants_contract(path)]
     plan.draft = _draft(model, pack_dir, root.path, layout)
     return plan
