@@ -150,3 +150,20 @@ def test_any_order_pairing_is_the_maximum_matching(
 
     expected = match_any_order(len(names), len(actual), fits)
     assert match_calls(names, actual, holds_, strict_order=False) == expected
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"path": "$.xs[*]", "type": "string"},
+        {"path": "$.xs[*]", "optional": True, "type": "integer"},
+    ],
+)
+def test_a_path_matching_too_many_values_never_holds(raw: dict[str, Any]) -> None:
+    """The full evaluation makes it an error; a fast yes would pass a call never checked."""
+    from replaygate.assertions.jsonpath import MAX_MATCHES
+
+    document = EmbeddedJson({"xs": [1] * (MAX_MATCHES + 1)})
+    assertion = _compiled(raw)
+    assert evaluate_assertion(assertion, document, ENV)
+    assert holds(assertion, document, ENV) is False

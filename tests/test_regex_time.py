@@ -29,6 +29,8 @@ from replaygate.assertions.regex_time import STEPS, untimed_up_to
         "a{e<=1}",  # fuzzy matching in the regex module, literal text to re
         "(?:abc){e<=1}",
         "[{]",
+        "[{a]",  # a class of two: re keeps it a class (one item becomes a literal)
+        "[[:alpha:]]+",  # a POSIX class in the regex module, a class then "]" to re
         "a\\{2}",
         "(?x) a+ ",  # verbose mode
         "(?x: a+ )",

@@ -437,3 +437,18 @@ def test_a_schema_is_looked_up_by_its_canonical_text_whatever_came_before(
             expected.append(str(exc))
     for _ in range(2):  # the second time, from what the first one stored
         assert [_found(schema) for schema in LOOKALIKES] == expected
+
+
+@pytest.mark.parametrize("msgspec_loaded", [True, False])
+def test_a_lone_surrogate_in_a_schema_is_judged_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, msgspec_loaded: bool
+) -> None:
+    """UTF-8 (msgpack's strings) cannot carry one; the canonical text can."""
+    import msgspec
+
+    if not msgspec_loaded:
+        monkeypatch.delitem(sys.modules, msgspec.__name__)
+    schema = {"type": "object", "properties": {"city": {"type": "string", "description": "\ud800"}}}
+    assert list(violations(schema, {"city": "Bern"})) == []
+    (found,) = violations(schema, {"city": 3})
+    assert found.path == "$.city"

@@ -18,7 +18,8 @@ from replaygate.loading.json_reader import json_path
 
 MAX_ERRORS_PER_CALL = 10
 _RECURSES = "the schema's references recurse without end"
-# The cache key of a schema; one encoder, since json.dumps(..., sort_keys=True) builds one per call.
+# A schema's canonical text: what its validators are built from, and their cache key (see
+# _checkers). One encoder, since json.dumps(..., sort_keys=True) builds one per call.
 _CANONICAL = json.JSONEncoder(sort_keys=True)
 _CHECKERS: dict[bytes, _Validators] = {}  # a schema's msgpack encoding -> its validators
 _MAX_CHECKERS = 4096
@@ -240,7 +241,7 @@ def _validators(schema_text: str) -> _Validators:
 
 
 def _checkers(schema: Mapping[str, Any]) -> _Validators:
-    """The validators of a schema, found by its canonical text.
+    """The validators of a schema, built from its canonical text.
 
     Every call of every case asks, and most schemas were seen before: once msgspec is loaded
     (by the JSON reader, past a process's first MiB), a schema's msgpack encoding finds them at
@@ -253,7 +254,8 @@ def _checkers(schema: Mapping[str, Any]) -> _Validators:
         return _validators(_CANONICAL.encode(schema))
     try:
         key: bytes = _packer(msgspec).encode(schema)
-    except (OverflowError, TypeError):  # an integer beyond 64 bits, a key that is no string
+    # an integer beyond 64 bits, a key that is no string, a lone surrogate (UTF-8 has none)
+    except (OverflowError, TypeError, ValueError):
         return _validators(_CANONICAL.encode(schema))
     found = _CHECKERS.get(key)
     if found is None:
@@ -374,7 +376,7 @@ def violations(
 ) -> Iterator[SchemaViolation]:
     """Schema violations of one call's arguments, in the order of their paths.
 
-    Validators are cached by the schema's canonical text: packs repeat the same
+    Validators are cached (see ``_checkers``): packs repeat the same
     tool schemas across thousands of fixtures, and building a validator costs far
     more than running one. jsonschema-rs answers "valid?" about 60x faster than
     jsonschema, so jsonschema only runs, to explain, when the answer is no.
