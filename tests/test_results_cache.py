@@ -707,12 +707,22 @@ def test_a_recordings_age_bounds_when_its_result_holds(
     case = pack.contracts[0].golden_cases[1]
     now = made.timestamp() + age * DAY
     found = cache_keys.age_window(pack, case, now, now)
+    # what a run stores under: the same, through the keys that know the recordings folder
+    assert cache_keys.Keys({}, None, "identity").window(pack, case, now, now) == found
     start, end = window
     expected_start = None if start is None else made.timestamp() + start
     assert found == Window(expected_start, made.timestamp() + end)
     # the age changed during the run: not stored
     later = made.timestamp() + 91.1 * DAY
     assert cache_keys.age_window(pack, case, made.timestamp() + 90.9 * DAY, later) is None
+
+
+def test_a_pack_without_a_recordings_folder_stores_results_that_always_hold(repo: Path) -> None:
+    shutil.rmtree(repo / "packs/p/recordings")
+    pack, _, _ = load_pack(repo / "packs/p/pack.yaml", Root(repo, "test"), datetime.now(UTC))
+    assert pack is not None
+    case = pack.contracts[0].golden_cases[1]
+    assert cache_keys.Keys({}, None, "identity").window(pack, case, 0.0, 1.0) == Window()
 
 
 def test_an_old_recordings_warning_is_reused_the_same_day(

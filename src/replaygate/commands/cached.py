@@ -16,7 +16,7 @@ from replaygate.loading.pack import Loaded, Pack
 from replaygate.report.files import write_atomic
 from replaygate.results.cache import CACHE_FILE, Store
 from replaygate.results.cache_contracts import Unparsed, WarmContracts
-from replaygate.results.cache_keys import Keys, age_window, code_identity
+from replaygate.results.cache_keys import Keys, code_identity
 from replaygate.results.model import CaseResult, Problem, RunResult
 
 if TYPE_CHECKING:  # the engine is imported only when a case is judged
@@ -84,7 +84,7 @@ def run_cached(
             loaded, env, lambda key: key not in hits and (select is None or select(key)),
             jobs=jobs, source=source,
         )  # fmt: skip
-    _store(store, pending, rest.cases, warm.now, time.time())
+    _store(store, warm.keys, pending, rest.cases, (warm.now, time.time()))
     saved = _save(store, folder)
     cases = tuple(sorted((*rest.cases, *hits.values()), key=lambda case: case.order))
     counts = {"hits": store.hits, "misses": store.misses, "uncached": len(cases) - len(hits)}
@@ -163,13 +163,17 @@ def _look_up_case(
 
 
 def _store(
-    store: Store, pending: Pending, cases: tuple[CaseResult, ...], started: float, finished: float
+    store: Store,
+    keys: Keys,
+    pending: Pending,
+    cases: tuple[CaseResult, ...],
+    times: tuple[float, float],
 ) -> None:
     for case in cases:
         miss = pending.get((case.pack, case.contract, case.case_id))
         if miss is None:
             continue
         key, pack, golden = miss
-        window = age_window(pack, golden, started, finished)
+        window = keys.window(pack, golden, *times)
         if window is not None:
             store.put(key, case, window)

@@ -75,6 +75,15 @@ class Keys:
             self._recordings[pack.recordings_dir] = os.path.lexists(pack.recordings_dir)
         return self._recordings[pack.recordings_dir]
 
+    def window(
+        self, pack: Pack, case: GoldenCase, started: float, finished: float
+    ) -> Window | None:
+        """``age_window``; at once for a pack whose keys say it has no recordings folder
+        (no recording, no age warning), without resolving the recording's path per case."""
+        if not self._has_recordings(pack):
+            return Window()
+        return age_window(pack, case, started, finished)
+
     def pack(self, pack: Pack) -> bytes | None:
         """The pack's part of every key; None when the pack is not cached. The same for a
         pack still loading (no contracts yet) as for the pack it becomes."""
