@@ -35,8 +35,7 @@ forked.Workers._start = noted
 PATCH
 sys.exit(cli.main(["run", "--jobs", jobs, "--root", root, "--json", out, *sys.argv[5:]]))
 """
-# Every contract file to the first worker: the others take chunks of its queue and load
-# their contracts themselves.
+# Every contract file to the first worker: it judges every case, the others none.
 ALL_TO_ONE = """
 forked._shares = lambda items, count: [(0, len(items))] + [(len(items), len(items))] * (count - 1)
 """
@@ -48,7 +47,8 @@ def run(root: Path, jobs: int, *more: str, patch: str = "", out: Path) -> dict[s
     out, told = out / f"{jobs}.json", out / f"{jobs}.forked"
     script = SCRIPT.replace("PATCH", patch)
     argv = [sys.executable, "-c", script, str(jobs), str(root), str(out), str(told), *more]
-    done = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
+    # a time-out fails the test where a deadlock would hang the suite
+    done = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False, timeout=300)
     results = json.loads(out.read_text()) if out.exists() else None
     if results is not None:
         for case in results["cases"]:
@@ -279,3 +279,48 @@ def test_a_cancelled_run_stops_its_workers(tmp_path: Path) -> None:
     while not gone(worker):
         assert time.monotonic() < deadline, "the stalled worker is still running"
         time.sleep(0.01)
+
+
+def long_ids(root: Path, contracts: int = 3, cases: int = 260) -> Path:
+    """Failing cases with ids of 1,500 characters: answers far larger than a socket buffer."""
+    body = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n"
+    many = body + "".join(
+        f"  - id: c{i}_{'x' * 1500}\n    input_ref: bad.json\n    expect_ok: true\n"
+        for i in range(cases)
+    )
+    bad = fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])
+    named = {f"l{n}.yaml": many for n in range(contracts)}
+    make_pack(root, "p", contracts=named, fixtures={"bad.json": bad})
+    return root
+
+
+@pytest.mark.posix
+@pytest.mark.parametrize("deferred", [False, True], ids=["small requests", "all deferred"])
+def test_large_answers_never_deadlock_the_workers(tmp_path: Path, deferred: bool) -> None:
+    """A worker blocked sending a large answer reads nothing: the parent sends it a request
+    then only when the request is small, else when the worker owes nothing."""
+    long_ids(tmp_path)
+    patch = "forked.CHUNK_CASES = 250\n"
+    patch += "forked.SMALL_REQUEST = 0\n" if deferred else ""
+    parallel = same_as_serial(tmp_path, patch=patch, out=tmp_path)
+    assert parallel["code"] == 1 and parallel["results"]["totals"]["failed"] == 780
+
+
+# After it loaded its share, the worker rewrites every contract file: the run must judge the
+# versions it loaded, as a serial run reads each file once.
+REWRITTEN = """
+from pathlib import Path
+load = worker._load_share
+def load_then_rewrite(bounds):
+    sent = load(bounds)
+    for path in Path(root).glob("packs/*/contracts/*.yaml"):
+        path.write_text("golden_cases: [")
+    return sent
+worker._load_share = load_then_rewrite
+"""
+
+
+@pytest.mark.posix
+def test_a_contract_changed_after_its_load_is_judged_as_loaded(tmp_path: Path) -> None:
+    mixed(tmp_path)
+    same_as_serial(tmp_path, patch=ALL_TO_ONE + REWRITTEN, out=tmp_path)

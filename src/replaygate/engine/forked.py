@@ -4,9 +4,13 @@ The parent lists the contract files (pack.yaml and the folders), then forks the 
 each of which loads a share of the files and sends back an outline of each contract: what
 names and selects its cases. The parent builds the packs from the outlines exactly as from
 loaded contracts (selection, shards, problems in order), then sends each worker the cases
-of the contracts it holds. A worker that is sent a case of a contract it does not hold (its
-share ran out, so it took some of another's) loads that contract itself. Compiled contracts
+of the contracts it holds, and only those: every contract file is read once, so a file that
+changes during the run is judged as the version the outline came from. Compiled contracts
 never travel: unpickling one costs as much as loading it (bench/README.md).
+
+A request names its cases by numbers (contract, case, order) and is small; the parent sends
+one while a worker still owes an answer only when it is: a worker blocked sending a large
+answer reads nothing, and a large request sent then would block the parent too.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ if TYPE_CHECKING:
 MIN_CONTRACTS = 200
 CHUNK_CASES = 250  # cases a worker is sent at a time: small enough to share the tail
 AHEAD = 2  # chunks each worker holds, so that it never waits for the parent between two
+# A request this size or smaller fits in any socket buffer (4 KiB and up): sent while the
+# worker still owes an answer, it cannot block the parent. 250 plain tasks are about 3 KiB.
+SMALL_REQUEST = 4096
 
 
 def _shares(items: Sequence[Item], count: int) -> list[tuple[int, int]]:
@@ -74,6 +81,7 @@ class Workers:
         self._workers: list[_Worker] = []
         self._held: dict[tuple[Path, str], int] = {}  # (pack folder, contract path) -> item
         self._shares: list[tuple[int, int]] = []  # the items each worker loaded
+        self._numbers: dict[int, dict[str, int]] = {}  # item -> its cases' places, by id
 
     def __call__(self, items: Sequence[Item]) -> list[Contract | list[Problem]]:
         if len(items) < MIN_CONTRACTS or not runner.can_fork(self.jobs):
@@ -81,7 +89,7 @@ class Workers:
         self._start(items)
         self._shares = _shares(items, self.jobs)
         for worker, share in zip(self._workers, self._shares, strict=True):
-            _send(worker, ("load", share))
+            _send(worker, _pickled(("load", share)))
         sent: list[Outline | list[Problem]] = []
         for worker in self._workers:
             answer, text = self._answer(worker)
@@ -96,6 +104,8 @@ class Workers:
             return sent
         contract = outline_contract(*sent)
         self._held[(pack.directory, contract.path)] = index
+        # as the worker numbers them: a selection later keeps only some of the cases
+        self._numbers[index] = {case.id: n for n, case in enumerate(contract.golden_cases)}
         return contract
 
     def _start(self, items: Sequence[Item]) -> None:
@@ -144,10 +154,9 @@ class Workers:
         self, work: Sequence[runner.Work], here: Callable[[runner.Work], CaseResult]
     ) -> list[CaseResult]:
         """Every case of ``work`` judged, in order: the workers' by them, any other ``here``."""
-        remote = [i for i, item in enumerate(work) if self.holds(item.pack, item.ctx.contract)]
-        chunks = [remote[i : i + CHUNK_CASES] for i in range(0, len(remote), CHUNK_CASES)]
-        for number, chunk in enumerate(chunks):  # to the worker that loaded its first case's
-            self._workers[self._owner(work[chunk[0]])].queue.append(number)
+        chunks, owners = self._chunks(work)
+        for number, owner in enumerate(owners):
+            self._workers[owner].queue.append(number)
         for worker in self._workers:
             for _ in range(AHEAD):
                 self._send_next(worker, work, chunks)
@@ -158,6 +167,21 @@ class Workers:
         self._collect(work, chunks, results)
         return cast("list[CaseResult]", results)
 
+    def _chunks(self, work: Sequence[runner.Work]) -> tuple[list[list[int]], list[int]]:
+        """The workers' cases in runs of up to CHUNK_CASES positions, in order, each of one
+        worker's contracts; and that worker for each run."""
+        chunks: list[list[int]] = []
+        owners: list[int] = []
+        for position, item in enumerate(work):
+            if not self.holds(item.pack, item.ctx.contract):
+                continue
+            owner = self._owner(item)
+            if not chunks or owners[-1] != owner or len(chunks[-1]) == CHUNK_CASES:
+                chunks.append([])
+                owners.append(owner)
+            chunks[-1].append(position)
+        return chunks, owners
+
     def _owner(self, item: runner.Work) -> int:
         index = self._held[(item.pack.directory, item.ctx.contract.path)]
         return next(w for w, (start, end) in enumerate(self._shares) if start <= index < end)
@@ -165,19 +189,24 @@ class Workers:
     def _send_next(
         self, worker: _Worker, work: Sequence[runner.Work], chunks: list[list[int]]
     ) -> None:
-        """Its own next chunk, else the last of the longest queue: the tail is shared."""
-        queue = worker.queue or max((w.queue for w in self._workers), key=len)
-        if not queue:
+        """Its next chunk, when it can be sent now without risking a deadlock (see above);
+        a large one waits until the worker owes nothing."""
+        if not worker.queue:
             return
-        number = queue.pop(0) if queue is worker.queue else queue.pop()
+        number = worker.queue[0]
         tasks = [self._task(work[position]) for position in chunks[number]]
-        _send(worker, ("judge", tasks))
+        request = _pickled(("judge", tasks))
+        if len(request) > SMALL_REQUEST and worker.sent:
+            return
+        worker.queue.pop(0)
+        _send(worker, request)
         worker.sent.append(number)
 
     def _task(self, item: runner.Work) -> Task:
         ctx = item.ctx
         index = self._held[(item.pack.directory, ctx.contract.path)]
-        return index, ctx.case.id, ctx.allowlisted, ctx.order
+        # its place among the contract's cases (ids are unique: a duplicate fails the load)
+        return index, self._numbers[index][ctx.case.id], ctx.allowlisted, ctx.order
 
     def _collect(
         self,
@@ -212,9 +241,16 @@ class Workers:
             worker.process.join()
 
 
-def _send(worker: _Worker, request: tuple[str, Any]) -> None:
+def _pickled(request: tuple[str, Any]) -> bytes:
+    from multiprocessing.reduction import ForkingPickler
+
+    return bytes(ForkingPickler.dumps(request))
+
+
+def _send(worker: _Worker, request: bytes) -> None:
+    """``request`` (pickled) to the worker, which reads it with ``recv``."""
     try:
-        worker.conn.send(request)
+        worker.conn.send_bytes(request)
     except OSError:  # its end is closed: it died
         raise _died() from None
 

@@ -15,7 +15,7 @@ from replaygate.engine.judge import evaluate_case
 from replaygate.engine.transfer import Sent, compact
 from replaygate.errors import PackError
 from replaygate.loading import folders
-from replaygate.loading.contract import CaseFields, Contract, GoldenCase, outline
+from replaygate.loading.contract import CaseFields, Contract, outline
 from replaygate.loading.pack import Pack, parse_contract
 from replaygate.results.model import Problem
 
@@ -23,18 +23,17 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
 Item = tuple[Path, Pack]  # a contract file and its pack as far as it is loaded
-# A case to judge: its contract (item number), id, NR allowlist reason and run order.
-Task = tuple[int, str, str | None, int]
+# A case to judge: its contract (item number), its place in it, NR allowlist reason and run
+# order.
+Task = tuple[int, int, str | None, int]
 # A contract as it travels back: its path, file, tool and golden cases' fields.
 Outline = tuple[str, str, str, tuple[CaseFields, ...]]
 
 # Set before the fork: what every worker may load, and how it reads a case's input.
 ITEMS: list[Item] = []
 SETUP: list[tuple[Mapping[str, str], runner.Source, str]] = []
-# In a worker: the contracts it loaded, by item number, and their cases by id.
+# In a worker: the contracts it loaded, by item number (it is sent no case of another).
 _HELD: dict[int, Contract] = {}
-_CASES: dict[int, dict[str, GoldenCase]] = {}
-_KEPT: list[str] = []  # what this worker printed before loading a contract another loaded
 
 
 def _load_share(bounds: tuple[int, int]) -> list[Outline | list[Problem]]:
@@ -51,33 +50,12 @@ def _load_share(bounds: tuple[int, int]) -> list[Outline | list[Problem]]:
     return sent
 
 
-def _held(index: int) -> Contract:
-    """The contract of item ``index``, loaded here if another worker loaded it first: what
-    loading it prints (a warning) was shown by that worker, so it is not shown again."""
-    if index not in _HELD:
-        _KEPT.append(runner.printed())
-        _HELD[index] = parse_contract(*ITEMS[index])
-        runner.printed()
-    return _HELD[index]
-
-
-def _printed() -> str:
-    text = "".join(_KEPT) + runner.printed()
-    _KEPT.clear()
-    return text
-
-
-def _case(index: int, case_id: str) -> GoldenCase:
-    if index not in _CASES:
-        _CASES[index] = {case.id: case for case in _held(index).golden_cases}
-    return _CASES[index][case_id]
-
-
 def _judge(tasks: list[Task]) -> list[Sent]:
     env, source, mode = SETUP[0]
     sent: list[Sent] = []
-    for index, case_id, allowlisted, order in tasks:
-        contract, pack, case = _held(index), ITEMS[index][1], _case(index, case_id)
+    for index, number, allowlisted, order in tasks:
+        contract, pack = _HELD[index], ITEMS[index][1]
+        case = contract.golden_cases[number]
         ctx = CaseContext(pack.pack_id, pack.shown, contract, case, env, allowlisted, mode, order)
         sent.append(compact(ctx, evaluate_case(ctx, source(pack, contract, case))))
     return sent
@@ -97,9 +75,9 @@ def serve(conn: Connection, parents: list[Connection]) -> None:
             try:
                 answer: Any = _load_share(payload) if kind == "load" else _judge(payload)
             except BaseException as exc:  # the parent raises it again
-                conn.send(("raised", _portable(exc), _printed()))
+                conn.send(("raised", _portable(exc), runner.printed()))
                 continue
-            conn.send(("done", answer, _printed()))
+            conn.send(("done", answer, runner.printed()))
 
 
 def _portable(exc: BaseException) -> BaseException:
