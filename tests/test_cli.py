@@ -75,6 +75,15 @@ def test_no_pack_exits_2(tmp_path: Path) -> None:
     assert done.returncode == 2 and "nowhere: no such pack directory" in done.stdout
 
 
+def test_a_target_name_the_system_refuses_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    """A case id of 1,500 characters makes ``PATH::CASE_ID`` longer than a file name may be."""
+    make_pack(tmp_path, "p")  # the folders exist: the system reads up to the long name
+    target = "packs/p/contracts/c.yaml::" + "c" * 1500
+    done = run(["run", target], tmp_path)
+    assert done.returncode == 2 and "c.yaml: no golden case 'ccc" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
 def test_bad_option_is_one_line(tmp_path: Path) -> None:
     done = run(["run", "--shard", "5/4"], tmp_path)
     assert done.returncode == 4

@@ -8,9 +8,14 @@ of the contracts it holds, and only those: every contract file is read once, so 
 changes during the run is judged as the version the outline came from. Compiled contracts
 never travel: unpickling one costs as much as loading it (bench/README.md).
 
-A request names its cases by numbers (contract, case, order) and is small; the parent sends
-one while a worker still owes an answer only when it is: a worker blocked sending a large
-answer reads nothing, and a large request sent then would block the parent too.
+A request names its cases by number (contract, case, order, and an NR allowlist reason where
+one applies), so it is small unless reasons are long; the parent sends one while a worker
+still owes an answer only when it is small: a worker blocked sending a large answer reads
+nothing, and a large request sent then would block the parent too.
+
+Shares are cut by the files' bytes, and a worker judges only its own: where the cost of a
+byte differs much between packs (long comments in some), one worker can end well before
+the other.
 """
 
 from __future__ import annotations
@@ -38,8 +43,10 @@ if TYPE_CHECKING:
 
 # Fewer contracts load here: forking for them costs more than sharing them out saves.
 MIN_CONTRACTS = 200
-CHUNK_CASES = 250  # cases a worker is sent at a time: small enough to share the tail
-AHEAD = 2  # chunks each worker holds, so that it never waits for the parent between two
+CHUNK_CASES = 250  # cases a worker is sent at a time (at most: a chunk holds one worker's)
+# Chunks each worker holds, so that it need not wait for the parent between two: a request
+# too large to send early (below) waits until the worker owes nothing.
+AHEAD = 2
 # A request this size or smaller fits in any socket buffer (4 KiB and up): sent while the
 # worker still owes an answer, it cannot block the parent. 250 plain tasks are about 3 KiB.
 SMALL_REQUEST = 4096

@@ -47,9 +47,13 @@ class _File:
 def _is_peer(path: Path) -> bool:
     """A JSON file, or a folder without any pack file whose first JSON files include an
     ai-tester trace or a Connexity test case (a pack misnamed ``pack.yml`` stays a pack)."""
-    if path.is_file():
-        return path.suffix == ".json"
-    if not path.is_dir() or any(
+    try:
+        if path.is_file():
+            return path.suffix == ".json"
+        folder = path.is_dir()
+    except OSError:  # a name the system refuses (too long): no peer's; the run says why
+        return False
+    if not folder or any(
         next(files.iter_pack_files(path, name), None) is not None
         for name in (PACK_FILE, MISNAMED_PACK_FILE)
     ):
