@@ -4,7 +4,6 @@ output, whatever the shares; a worker's death or error stops the run."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from cancelling import GUARD_S, cancel_when_marked, wait_until_gone
 from packbuilder import CONTRACT, fixture, make_pack
 
 CASES = Path(__file__).parent / "cases"
@@ -250,14 +250,6 @@ worker.evaluate_case = stalling
 """
 
 
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
 @pytest.mark.posix
 def test_a_cancelled_run_stops_its_workers(tmp_path: Path) -> None:
     mixed(tmp_path)
@@ -265,20 +257,10 @@ def test_a_cancelled_run_stops_its_workers(tmp_path: Path) -> None:
     argv = [sys.executable, "-c", script, "2", str(tmp_path), "out.json", "told"]
     process = subprocess.Popen(argv, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
     marker = tmp_path / "stalled"
-    deadline = time.monotonic() + 120  # a hang guard, not a speed figure
-    try:
-        while not (marker.exists() and marker.read_text()):
-            assert process.poll() is None and time.monotonic() < deadline
-            time.sleep(0.01)
-        process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=60)
-    finally:
-        process.kill()  # a no-op once it has exited
+    deadline = time.monotonic() + GUARD_S
+    _, stderr = cancel_when_marked(process, marker, deadline)
     assert process.returncode == 128 + signal.SIGTERM, stderr
-    worker = int(marker.read_text())
-    while not gone(worker):
-        assert time.monotonic() < deadline, "the stalled worker is still running"
-        time.sleep(0.01)
+    wait_until_gone(int(marker.read_text()), deadline)
 
 
 def long_ids(root: Path, contracts: int = 3, cases: int = 260) -> Path:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from pathlib import Path
 
 from action_harness import ENTRYPOINT, Action, write_pack
 from runner_oracle import Runner
+
+from cancelling import GUARD_S, cancel_when_marked, wait_until_gone
 
 # The entrypoint with two workers whatever the machine has, checked to really fork.
 FORKED_ENTRYPOINT = f"""
@@ -75,33 +76,15 @@ run._default_jobs""",
 )
 
 
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
 def test_a_cancelled_run_stops_its_workers(tmp_path: Path) -> None:
     action = Action(tmp_path)
     write_pack(action.workspace, ["Basel"] * CASES, ids=[f"case_{n:04}" for n in range(CASES)])
     process = action.start({}, python=("-c", STALLING_WORKER))
     marker = action.workspace / "stalled"
-    deadline = time.monotonic() + 120  # a hang guard, not a speed figure
-    try:
-        while not (marker.exists() and marker.read_text()):
-            assert process.poll() is None and time.monotonic() < deadline
-            time.sleep(0.01)
-        process.send_signal(signal.SIGTERM)
-        log, _ = process.communicate(timeout=60)
-    finally:
-        process.kill()  # a no-op once it has exited
+    deadline = time.monotonic() + GUARD_S
+    log, _ = cancel_when_marked(process, marker, deadline)
     assert process.returncode == 128 + signal.SIGTERM, log[-2000:]
-    worker = int(marker.read_text())
-    while not gone(worker):
-        assert time.monotonic() < deadline, "the stalled worker is still running"
-        time.sleep(0.01)
+    wait_until_gone(int(marker.read_text()), deadline)
 
 
 # The entrypoint, forked, where the worker that meets case_0005 is killed (as the OOM killer
