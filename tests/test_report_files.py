@@ -7,11 +7,14 @@ import os
 import re
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from cancelling import GUARD_S, wait_until_gone
 from replaygate.errors import ReplayGateError
 from replaygate.report.files import report_path, write_atomic
 
@@ -148,3 +151,155 @@ def test_a_report_under_a_file_is_a_one_line_error(tmp_path: Path) -> None:
     (tmp_path / "taken").write_text("a file, not a folder")
     with pytest.raises(ReplayGateError, match=r"^cannot write .*taken.r\.json: [^\n]+$"):
         write_atomic(tmp_path / "taken" / "r.json", "{}")
+
+
+# Report files rendered and written by forked helpers (a large run): the same files as one
+# process writes, the same problems, and nothing left behind however it ends.
+CASES = Path(__file__).parent / "cases"
+fork_only = pytest.mark.skipif(not hasattr(os, "fork"), reason="forking is POSIX")
+
+
+def reports_of(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], jobs: str, *extra: str
+) -> tuple[int, str, dict[str, bytes]]:
+    """A run of the corpus's failing cases writing JSON, JUnit and a summary into a folder of
+    its own: exit code, stderr, and each file (timings blanked)."""
+    from replaygate import cli
+
+    out = tmp_path / f"jobs{jobs}"
+    out.mkdir(exist_ok=True)
+    argv = ["run", str(CASES / "classifications" / "packs"), "--jobs", jobs, "-q"]
+    argv += ["--json", str(out / "r.json"), "--junit", str(out / "j.xml")]
+    argv += ["--summary", str(out / "s.md"), *extra]
+    code = cli.main(argv)
+    err = capsys.readouterr().err
+    found = {}
+    for path in sorted(out.iterdir()):
+        text = re.sub(rb'(time|duration_s)(="|": )[0-9.e-]+', rb"\1\2T", path.read_bytes())
+        found[path.name] = text
+    return code, err, found
+
+
+@pytest.fixture
+def elsewhere(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every run large enough for report helpers; the helpers' answers as they come."""
+    from replaygate.commands import options
+    from replaygate.report import files
+
+    monkeypatch.setattr(options, "REPORTS_ELSEWHERE_CASES", 1)
+    answers: list[Any] = []
+    answer = files.Helper.answer
+
+    def spied(self: Any) -> Any:
+        answers.append(answer(self))
+        return answers[-1]
+
+    monkeypatch.setattr(files.Helper, "answer", spied)
+    return answers
+
+
+@fork_only
+def test_report_files_written_side_by_side_are_those_one_process_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], elsewhere: list[Any]
+) -> None:
+    one = reports_of(tmp_path, capsys, "1")
+    assert elsewhere == []
+    two = reports_of(tmp_path, capsys, "2")
+    assert elsewhere == [("written",), ("written",)]  # JUnit and the summary
+    assert one == two and one[0] == 1
+    assert sorted(one[2]) == ["j.xml", "r.json", "s.md"]
+
+
+@fork_only
+@pytest.mark.parametrize(
+    ("target", "answer", "reason"),
+    [  # the helper fails to write its file; the helper writes it, the rename fails
+        ("file/j.xml", "failed", "Not a directory|File exists"),
+        ("folder", "written", "Is a directory"),
+    ],
+)
+def test_a_report_a_helper_cannot_write_is_the_same_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], elsewhere: list[Any],
+    target: str, answer: str, reason: str,
+) -> None:  # fmt: skip
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file").write_text("")
+    blocked = ("--junit", str(tmp_path / target))  # the last --junit wins
+    one = reports_of(tmp_path, capsys, "1", *blocked)
+    two = reports_of(tmp_path, capsys, "2", *blocked)
+    assert elsewhere[0][0] == answer
+    assert one == two and one[0] == 2
+    assert re.search(rf"JUnit report not written: cannot write .*{target}: ({reason})", two[1])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "folder", "jobs1", "jobs2"]
+
+
+@fork_only
+@pytest.mark.parametrize("how", ["no answer", "no process"])
+def test_a_helper_that_ends_without_an_answer_costs_only_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    elsewhere: list[Any], how: str,
+) -> None:  # fmt: skip
+    from replaygate.report import files
+
+    one = reports_of(tmp_path, capsys, "1")
+    if how == "no answer":
+        monkeypatch.setattr(files.Helper, "_read", lambda self: b"", raising=False)
+        monkeypatch.setattr(files.Helper, "answer", lambda self: self.stop())
+    else:
+
+        def refused(self: Any, work: Any) -> None:
+            raise OSError("Resource temporarily unavailable")
+
+        monkeypatch.setattr(files.Helper, "__init__", refused)
+    assert reports_of(tmp_path, capsys, "2") == one
+    assert all(not p.name.startswith(".") for p in (tmp_path / "jobs2").iterdir())
+
+
+@fork_only
+def test_a_run_cancelled_while_a_helper_writes_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    elsewhere: list[Any],
+) -> None:  # fmt: skip
+    """The parent is cancelled while writing the first report; the helper, told to stop
+    wherever it is, leaves nothing: its temporary file is removed by the parent."""
+    from replaygate import cli
+    from replaygate.commands import options
+    from replaygate.report import files
+
+    out = tmp_path / "out"
+    json_report = options._json
+
+    def cancelled(result: Any) -> Iterator[str]:
+        yield from json_report(result)
+        # the helpers are at work: wait until one has begun its file, then cancel
+        deadline = time.monotonic() + 120
+        while not any(p.name.startswith(".") for p in out.iterdir()):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(options, "_json", cancelled)
+    slow = options._markdown
+
+    def stalled(result: Any) -> Iterator[str]:
+        yield "partial"
+        time.sleep(120)  # killed long before
+        yield from slow(result)
+
+    monkeypatch.setattr(options, "_markdown", stalled)
+    out.mkdir()
+    argv = ["run", str(CASES / "classifications" / "packs"), "--jobs", "2", "-q"]
+    argv += ["--json", str(out / "r.json"), "--summary", str(out / "s.md")]
+    helpers: list[int] = []
+    start = files.Helper.__init__
+
+    def started(self: Any, work: Any) -> None:
+        start(self, work)
+        helpers.append(self._pid)
+
+    monkeypatch.setattr(files.Helper, "__init__", started)
+    assert cli.main(argv) == 130
+    assert "replaygate: cancelled" in capsys.readouterr().err
+    assert list(out.iterdir()) == []
+    assert len(helpers) == 1
+    wait_until_gone(helpers[0], time.monotonic() + GUARD_S)

@@ -30,6 +30,7 @@ from replaygate.results.model import (
     AssertionStatus,
     Capture,
     CaseResult,
+    Failure,
     Problem,
     Status,
 )
@@ -950,7 +951,12 @@ def test_an_unused_entry_of_any_shape_is_dropped_when_the_file_is_rewritten(
     file = cache / CACHE_FILE
     data = json.loads(file.read_text())
     odd = {"a" * 64: 5, "b" * 64: None, "c" * 64: [1], "d" * 64: {"result": 1}}
+    # well shaped, under a key that is no digest
+    odd |= {"G" * 64: next(iter(data["entries"].values())), "short": {}}
     data["entries"].update(odd)
+    odd_contracts = {"e" * 64: 5, "f" * 64: {"env": [], "cases": []}}
+    odd_contracts |= {"H" * 64: next(iter(data["contracts"].values()))}
+    data["contracts"].update(odd_contracts)
     file.write_text(json.dumps(data))
     contract = next(repo.glob("packs/*/contracts/*.yaml"))
     selected = f"{contract}::ok"
@@ -959,8 +965,10 @@ def test_an_unused_entry_of_any_shape_is_dropped_when_the_file_is_rewritten(
     fixture_file.write_text(fixture_file.read_text() + "\n")
     code, _, counts = run(capsys, selected, cache=cache)
     assert code == 0 and counts["misses"] == 1
-    written = json.loads(file.read_text())["entries"]
-    assert not odd.keys() & written.keys()
+    written = json.loads(file.read_text())
+    assert not odd.keys() & written["entries"].keys()
+    assert not odd_contracts.keys() & written["contracts"].keys()
+    assert len(written["contracts"]) == 1
 
 
 RUN_HITS = """\
@@ -980,7 +988,8 @@ def test_a_run_whose_every_case_hits_imports_no_engine(repo: Path, tmp_path: Pat
     cold = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=tmp_path)
     assert "replaygate.engine.judge" in cold.stdout.splitlines()[-1]
     warm = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=tmp_path)
-    assert warm.stdout.splitlines()[-1] == "[]"
+    # the fork helper alone, which judges nothing
+    assert warm.stdout.splitlines()[-1] == str(["replaygate.engine", "replaygate.engine.forking"])
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
@@ -1009,3 +1018,105 @@ def test_a_fifo_fixture_or_recording_is_refused_cached_as_uncached(
     plain = outcome()
     assert "FIFO" in plain[1]
     assert outcome("--cache", str(tmp_path / "cache")) == plain
+
+
+# A warm run large enough to fork its helper (the threshold lowered): the helper computes
+# the keys of the last contracts, the parent decodes their results.
+HELPED = 8
+
+
+@pytest.fixture
+def helped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[list[Any] | None]]:
+    """A repository of HELPED contracts, and the helper's answers as the runs get them."""
+    from replaygate.results import cache_contracts
+
+    root = tmp_path / "repo"
+    contracts = {f"c{n}.yaml": CONTRACT for n in range(HELPED)}
+    fixtures = {"ok.json": fixture(), "other.json": fixture()}
+    make_pack(root, contracts=contracts, fixtures=fixtures)
+    monkeypatch.setenv("CITY", "Bern")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cache_contracts, "HELPER_MIN_CONTRACTS", 2)
+    answers: list[list[Any] | None] = []
+
+    class Spied(cache_contracts.Helper):
+        def answer(self) -> Any:
+            answers.append(super().answer())
+            return answers[-1]
+
+    monkeypatch.setattr(cache_contracts, "Helper", Spied)
+    return root, answers
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forking is POSIX")
+def test_a_helper_computes_the_keys_of_the_last_contracts_and_the_run_is_the_same(
+    helped: tuple[Path, list[Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    parsed: list[str],
+) -> None:  # fmt: skip
+    root, answers = helped
+    packs, cache = str(root / "packs"), tmp_path / "cache"
+    expected = run_plain(capsys, root)
+    parsed.clear()
+    cold = run(capsys, packs, "--jobs", "2", cache=cache)
+    assert answers == [[None] * len(answers[0])]  # an empty cache: nothing for it to find
+    assert 0 < len(answers[0]) < HELPED
+    warm = run(capsys, packs, "--jobs", "2", cache=cache)
+    assert all(found is not None for found in answers[1])
+    assert [len(keys) for _, keys in answers[1]] == [2] * len(answers[1])
+    assert cold[:2] == warm[:2] == expected[:2]
+    assert warm[2] == {"hits": 2 * HELPED, "misses": 0, "uncached": 0}
+    assert len(parsed) == HELPED  # the cold run's only
+    # a change in the helper's last contract: a miss there, its other case and the rest hit
+    (root / "packs/p/golden/other.json").write_bytes(b'{"changed": 1}')
+    (root / "packs/p/golden/ok.json").touch()
+    expected = run_plain(capsys, root)
+    changed = run(capsys, packs, "--jobs", "2", cache=cache)
+    assert answers[2] == [None] * len(answers[2])
+    assert changed[:2] == expected[:2]
+    assert changed[2] == {"hits": HELPED, "misses": HELPED, "uncached": 0}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forking is POSIX")
+@pytest.mark.parametrize(
+    "answer",
+    [None, [], "keys", [("0" * 64, ["0" * 64] * 2)] * HELPED, [("0" * 64, [])] * HELPED],
+)
+def test_a_helper_that_fails_or_answers_nonsense_costs_only_time(
+    helped: tuple[Path, list[Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, answer: Any,
+) -> None:  # fmt: skip
+    from replaygate.results import cache_contracts
+
+    root, answers = helped
+    packs, cache = str(root / "packs"), tmp_path / "cache"
+    cold = run(capsys, packs, "--jobs", "2", cache=cache)
+    warm = run(capsys, packs, "--jobs", "2", cache=cache)
+    shared = len(answers[-1])
+
+    def nonsense(self: Any) -> Any:
+        cache_contracts.Helper.stop(self)
+        return answer[:shared] if isinstance(answer, list) and answer else answer
+
+    monkeypatch.setattr(cache_contracts.Helper, "answer", nonsense)
+    assert run(capsys, packs, "--jobs", "2", cache=cache) == warm
+    assert cold[:2] == warm[:2]
+
+
+def test_each_entry_struct_lists_its_types_fields_in_their_order() -> None:
+    """A result is built from its entry positionally (a warm run builds thousands)."""
+    pairs = [
+        (cache_codec.Result, CaseResult),
+        (cache_codec._Failure, Failure),
+        (cache_codec._Problem, Problem),
+        (cache_codec._Outcome, AssertionOutcome),
+        (cache_codec._Capture, Capture),
+    ]
+    for struct, kind in pairs:
+        names = tuple(f.name for f in fields(kind) if f.name not in cache_codec.RUN_FIELDS)
+        assert struct.__struct_fields__ == names, kind
+    assert [f.name for f in fields(CaseResult)][-1] == "order"
+    assert [f.name for f in fields(CaseResult)].index("duration_s") == cache_codec._DURATION
+    from replaygate.loading.contract import GoldenCase
+    from replaygate.results.cache_contracts import _Case
+
+    assert _Case.__struct_fields__ == tuple(f.name for f in fields(GoldenCase))

@@ -48,15 +48,18 @@ def refuse_inside(folder: str, roots: Iterable[Path], folders: Iterable[Path]) -
             )
 
 
-def warm_contracts(folder: str, env: Mapping[str, str], model: str | None) -> WarmContracts:
-    """The contract loader of a cached run (load before ``run_cached``)."""
+def warm_contracts(
+    folder: str, env: Mapping[str, str], model: str | None, jobs: int
+) -> WarmContracts:
+    """The contract loader of a cached run (load before ``run_cached``); ``jobs`` of two or
+    more lets it fork a helper."""
     identity = code_identity()
     cwd = Path.cwd()
 
     def refuse(pack: Pack) -> None:  # before the cache is read for this pack's contracts
         refuse_inside(folder, [pack.root], [cwd, pack.directory])
 
-    return WarmContracts(folder, Keys(env, model, identity), identity, refuse)
+    return WarmContracts(folder, Keys(env, model, identity), identity, refuse, jobs)
 
 
 def run_cached(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -16,10 +17,16 @@ from replaygate.commands.output import (
     stdout_report,
     wants_color,
 )
+from replaygate.engine.forking import can_fork
 from replaygate.errors import EXIT_CONFIG, ReplayGateError
 from replaygate.github.env import DEFAULT_AUTHOR
 from replaygate.loading.files import named_path
-from replaygate.report.files import report_path, write_atomic
+from replaygate.report.files import (
+    WrittenElsewhere,
+    can_write_elsewhere,
+    report_path,
+    write_atomic,
+)
 from replaygate.report.junit_family import JunitFamily
 from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, exit_code
@@ -177,10 +184,18 @@ def peer_options(args: argparse.Namespace) -> PeerOptions:
     return PeerOptions(scenarios, tuple(args.tag), args.difficulty)
 
 
-def finish(result: RunResult, args: argparse.Namespace) -> int:
+# A report file: its channel name, its path as given, and its renderer.
+Report = tuple[str, str, Callable[[], Iterable[str]]]
+# A run of this many cases or more renders its report files side by side (JUnit and JSON of
+# 10,000 cases: about 0.04 s each); forking for fewer costs more than it saves.
+REPORTS_ELSEWHERE_CASES = 2000
+
+
+def finish(result: RunResult, args: argparse.Namespace, jobs: int = 1) -> int:
     """Apply the baseline, write and publish the reports; the exit code of `run` and `merge`.
 
     A report or channel that could not be written makes it 2, whatever the cases did.
+    ``jobs`` of two or more lets a large run's report files be written side by side.
     """
     accepted: frozenset[str] | None = None
     if args.baseline:
@@ -188,7 +203,7 @@ def finish(result: RunResult, args: argparse.Namespace) -> int:
 
         accepted = baseline.load_baseline(named_path(args.baseline, Path.cwd(), "baseline"))
         result = baseline.apply_baseline(result, accepted)
-    sent = emit(result, args, accepted)
+    sent = emit(result, args, accepted, jobs=jobs)
     return exit_code(result, FailOn(args.fail_on)) if sent else EXIT_CONFIG
 
 
@@ -197,6 +212,8 @@ def emit(
     args: argparse.Namespace,
     accepted: frozenset[str] | None = None,
     stdout: TextIO | None = None,
+    *,
+    jobs: int = 1,
 ) -> bool:
     """Write the requested report files, print the terminal report, publish to GitHub.
 
@@ -208,7 +225,7 @@ def emit(
     out = stdout or sys.stdout
     terminal = sys.stderr if stdout_report(args) else out
     reports = _report_files(result, args)
-    failed = [problem for problem in (_write_report(report, out) for report in reports) if problem]
+    failed = _write_reports(reports, out, _elsewhere(reports, jobs, len(result.cases)))
     out.flush()
     if args.github:
         from replaygate.github.publish import publish, publish_options, report_failures
@@ -227,9 +244,7 @@ def emit(
     return not failed
 
 
-def _report_files(
-    result: RunResult, args: argparse.Namespace
-) -> list[tuple[str, str, Callable[[], Iterable[str]]]]:
+def _report_files(result: RunResult, args: argparse.Namespace) -> list[Report]:
     """(channel name, path, renderer) of each report file asked for."""
     files = [
         ("JSON report", args.json, lambda: _json(result)),
@@ -259,9 +274,48 @@ def _markdown(result: RunResult) -> Iterable[str]:
     return [render_markdown(result, files_note=SUMMARY_NOTE)]
 
 
-def _write_report(
-    report: tuple[str, str, Callable[[], Iterable[str]]], stdout: TextIO
-) -> str | None:
+def _elsewhere(reports: list[Report], jobs: int, cases: int) -> dict[int, Path]:
+    """The report files (by place in ``reports``) that forked helpers render and write
+    while this process writes the first one: none unless the run is large, may fork, and
+    asks for two files or more, each of its own."""
+    files = [index for index, (_, path, _) in enumerate(reports) if path != STDOUT]
+    if cases < REPORTS_ELSEWHERE_CASES or len(files) < 2 or not can_fork(jobs):
+        return {}
+    try:
+        targets = {index: report_path(reports[index][1], Path.cwd()) for index in files}
+    except ReplayGateError:  # said when that report is written
+        return {}
+    if not can_write_elsewhere(list(targets.values())):
+        return {}
+    return {index: targets[index] for index in files[1:]}
+
+
+def _write_reports(reports: list[Report], stdout: TextIO, elsewhere: dict[int, Path]) -> list[str]:
+    """Every report written, in order; a problem naming each that could not be."""
+    with contextlib.ExitStack() as stack:
+        started = {
+            index: stack.enter_context(WrittenElsewhere(target, reports[index][2]))
+            for index, target in elsewhere.items()
+        }
+        problems = []
+        for index, report in enumerate(reports):
+            if index in started:
+                problem = _finish_report(report[0], started[index])
+            else:
+                problem = _write_report(report, stdout)
+            problems += [problem] if problem else []
+    return problems
+
+
+def _finish_report(name: str, started: WrittenElsewhere) -> str | None:
+    try:
+        started.finish()
+    except ReplayGateError as error:
+        return f"{name} not written: {error}"
+    return None
+
+
+def _write_report(report: Report, stdout: TextIO) -> str | None:
     """Write one report file (or to ``stdout`` for ``-``); the problem, naming the report,
     when it cannot be written."""
     name, path, render = report

@@ -142,7 +142,7 @@ def _main(args: argparse.Namespace) -> int:
     roots = {str(pack.root) for pack in loaded.packs}
     if len(roots) == 1:  # the GitHub layer maps result paths from it to the workspace
         meta["root"] = roots.pop()
-    return finish(dataclasses.replace(result, meta=meta), args)
+    return finish(dataclasses.replace(result, meta=meta), args, args.jobs or _default_jobs())
 
 
 def _selected(loaded: Loaded, shard: Shard | None) -> Select | None:
@@ -174,12 +174,11 @@ def _run_cached(args: argparse.Namespace, shard: Shard | None) -> tuple[Loaded, 
     """``--cache``: unchanged contracts known from the cache, their cases' results too."""
     from replaygate.commands.cached import run_cached, warm_contracts
     from replaygate.loading.fixtures import load_case_input
-    from replaygate.loading.pack import one_by_one
 
-    warm = warm_contracts(args.cache, dict(os.environ), args.model)
-    loaded = load_named(args, one_by_one(warm))
-    source = functools.partial(load_case_input, model=args.model)
     jobs = args.jobs or _default_jobs()
+    warm = warm_contracts(args.cache, dict(os.environ), args.model, jobs)
+    loaded = load_named(args, warm.batch)
+    source = functools.partial(load_case_input, model=args.model)
     select = _selected(loaded, shard)
     env = dict(os.environ)
     result = run_cached(args.cache, warm, loaded, env, select, jobs=jobs, source=source)

@@ -21,8 +21,6 @@ the other.
 from __future__ import annotations
 
 import contextlib
-import itertools
-import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from replaygate.engine import forked_worker, runner
 from replaygate.engine.forked_worker import Item, Outline, Task
+from replaygate.engine.forking import can_fork, file_size, shares
 from replaygate.engine.judge import RECORDED
 from replaygate.engine.transfer import rebuild
 from replaygate.loading.contract import Contract, outline_contract
@@ -54,21 +53,7 @@ SMALL_REQUEST = 4096
 
 def _shares(items: Sequence[Item], count: int) -> list[tuple[int, int]]:
     """``count`` runs of items in order, of about the same bytes (cases, roughly)."""
-    sizes = [_size(path) for path, _ in items]
-    total, bounds, running = sum(sizes) or 1, [0], 0
-    for index, size in enumerate(sizes):
-        running += size
-        while len(bounds) < count and running * count >= total * len(bounds):
-            bounds.append(index + 1)
-    bounds += [len(items)] * (count + 1 - len(bounds))
-    return list(itertools.pairwise(bounds))
-
-
-def _size(path: Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:  # its loader says why
-        return 0
+    return shares([file_size(path) for path, _ in items], [1] * count)
 
 
 @dataclass(slots=True)
@@ -91,7 +76,7 @@ class Workers:
         self._numbers: dict[int, dict[str, int]] = {}  # item -> its cases' places, by id
 
     def __call__(self, items: Sequence[Item]) -> list[Contract | list[Problem]]:
-        if len(items) < MIN_CONTRACTS or not runner.can_fork(self.jobs):
+        if len(items) < MIN_CONTRACTS or not can_fork(self.jobs):
             return one_by_one(parse_contract)(items)
         self._start(items)
         self._shares = _shares(items, self.jobs)

@@ -6,13 +6,13 @@ import gc
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
 from replaygate.engine.collector import CaseContext
+from replaygate.engine.forking import can_fork
 from replaygate.engine.judge import RECORDED, evaluate_case
 from replaygate.engine.transfer import Sent, compact, rebuild
 from replaygate.errors import EXIT_BUG, ReplayGateError
@@ -120,16 +120,6 @@ def _evaluate_range(bounds: tuple[int, int]) -> tuple[list[Sent], str]:
 
 def _can_fork(jobs: int, count: int) -> bool:
     return count >= PARALLEL_MIN_CASES and can_fork(jobs)
-
-
-def can_fork(jobs: int) -> bool:
-    """Whether ``jobs`` workers may be forked from this process."""
-    # Forking a process that runs threads can deadlock the child: only a plain CLI run forks.
-    if jobs < 2 or threading.active_count() != 1:
-        return False
-    import multiprocessing  # only a large run needs it: about 10 ms of every start otherwise
-
-    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def _evaluate_all(work: list[Work], jobs: int, workers: Workers | None) -> list[CaseResult]:

@@ -5,16 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from replaygate.assertions.assertion import Assertion, compile_assertion
-from replaygate.assertions.trace_compile import (
-    NotEvaluated,
-    TraceAssertion,
-    compile_trace_assertions,
-)
 from replaygate.errors import PackError
 from replaygate.loading.models import ContractModel, On429Model, RetriesModel, TimeoutsModel
+
+if TYPE_CHECKING:  # the assertion language is imported where a contract is compiled: a warm
+    # cached run whose contracts are known from the cache compiles none (regex alone is 10 ms)
+    from replaygate.assertions.assertion import Assertion
+    from replaygate.assertions.trace_compile import NotEvaluated, TraceAssertion
 
 MULTI_TOOL = "multi_tool_call"
 
@@ -136,6 +135,8 @@ def _item_line(seq: Any, index: int, default: int) -> int:
 def _compile_list(
     raw_items: Any, prefix: str, file: str, default_line: int
 ) -> tuple[Assertion, ...]:
+    from replaygate.assertions.assertion import compile_assertion
+
     compiled = []
     for index, item in enumerate(raw_items or ()):
         line = _item_line(raw_items, index, default_line)
@@ -227,6 +228,8 @@ def compile_contract(
     model: ContractModel, raw: Mapping[str, Any], *, path: str, file: str
 ) -> Contract:
     """Build the evaluable contract; raises PackError for the first problem, located by line."""
+    from replaygate.assertions.trace_compile import compile_trace_assertions
+
     if model.tool == MULTI_TOOL and not (
         model.expect_tools or model.expected_tool_calls or model.trace_assertions
     ):

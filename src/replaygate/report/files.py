@@ -6,9 +6,10 @@ import contextlib
 import os
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from replaygate.engine.forking import Helper
 from replaygate.errors import ReplayGateError
 from replaygate.loading.files import named_path
 
@@ -42,22 +43,93 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     if _is_special(path):
         _write_through(path, text)
         return
-    temp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")  # not secrets: slow import
+    temp = _temporary(path)
     try:
-        _make_folder(path.parent)
-        fd = os.open(temp, _WRITE_FLAGS, 0o666)
-        _give(fd)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.writelines(_pieces(text))
-            handle.flush()
-            os.fsync(handle.fileno())
+        _write_temporary(temp, text)
         os.replace(temp, path)
     except OSError as exc:
         _remove(temp)
-        raise ReplayGateError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise _cannot_write(path, exc) from None
     except BaseException:
         _remove(temp)
         raise
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")  # not secrets: slow import
+
+
+def _write_temporary(temp: Path, text: str | Iterable[str]) -> None:
+    _make_folder(temp.parent)
+    fd = os.open(temp, _WRITE_FLAGS, 0o666)
+    _give(fd)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        handle.writelines(_pieces(text))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _cannot_write(path: Path, exc: OSError) -> ReplayGateError:
+    return ReplayGateError(f"cannot write {path}: {exc.strerror or exc}")
+
+
+def can_write_elsewhere(paths: Sequence[Path]) -> bool:
+    """Whether these report files may be written at the same time, by several processes:
+    each is a file of its own (none is a device, a FIFO, or another one's target)."""
+    targets = {os.path.realpath(path) for path in paths}
+    return len(targets) == len(paths) and not any(_is_special(path) for path in paths)
+
+
+class WrittenElsewhere:
+    """A report file rendered and written by a forked helper (rendering a large report is
+    CPU work) while this process does something else, such as writing another report.
+
+    The helper writes the temporary file; ``finish`` renames it over the target, so the
+    file is replaced whole or not at all, as by ``write_atomic``. A helper that could not
+    be started, or that ended without an answer, costs only time: the report is then
+    written here. Leaving a ``with`` block before ``finish`` ends the helper and removes
+    what it wrote. Raises ReplayGateError as ``write_atomic`` does.
+    """
+
+    def __init__(self, path: Path, render: Callable[[], str | Iterable[str]]) -> None:
+        self._path, self._render = path, render
+        self._temp = _temporary(path)
+        try:
+            self._helper: Helper | None = Helper(self._write)
+        except OSError:  # no process to be had: written here, by finish
+            self._helper = None
+
+    def _write(self) -> tuple[str, ...]:
+        """In the helper: ("written",), or ("failed", the reason) with nothing left."""
+        try:
+            _write_temporary(self._temp, self._render())
+        except OSError as exc:
+            _remove(self._temp)
+            return ("failed", str(_cannot_write(self._path, exc)))
+        return ("written",)
+
+    def __enter__(self) -> WrittenElsewhere:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._helper is not None:  # still at work when the run was cancelled: ended
+            self._helper.stop()
+        _remove(self._temp)  # gone already once it is in place
+
+    def finish(self) -> None:
+        """The report in place, once the helper is done."""
+        answer = self._helper.answer() if self._helper is not None else None
+        if answer == ("written",):
+            try:
+                os.replace(self._temp, self._path)
+            except OSError as exc:
+                _remove(self._temp)
+                raise _cannot_write(self._path, exc) from None
+            return
+        if type(answer) is tuple and len(answer) == 2 and answer[0] == "failed":
+            raise ReplayGateError(str(answer[1]))
+        _remove(self._temp)  # it ended before it said: whatever it wrote is not trusted
+        write_atomic(self._path, self._render())
 
 
 def _remove(temp: Path) -> None:

@@ -28,6 +28,7 @@ CACHE_FILE = f"results-v{CACHE_FORMAT}.json"
 KEEP_RUNS = 10
 _KEY_CHARS = frozenset("0123456789abcdef")
 _ENTRY_KEYS = {"result", "start", "end", "generation"}
+_CONTRACT_KEYS = {"env", "cases", "generation"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,14 +53,15 @@ class _Entry(Strict):
 
 
 class _File(Strict):
-    """The file: each result's entry left undecoded (most runs use few, or decode them one at
-    a time as the cases are looked up); the contracts' entries, a tenth of it, plain."""
+    """The file: each entry left undecoded (most runs use few, or decode them one at a time
+    as they are looked up). A key is not checked here: it is looked up by a digest, so one
+    that is not a digest is never found, and is dropped when the file is written again."""
 
     cache_format: int
     identity: str
     generation: int
     entries: dict[str, msgspec.Raw]
-    contracts: dict[str, Any]
+    contracts: dict[str, msgspec.Raw]
 
 
 _ENTRY = msgspec.json.Decoder(_Entry)
@@ -75,8 +77,9 @@ class Store:
     identity: str = ""
     # a result's entry, by its key: as read from the file (undecoded) or put by this run
     entries: dict[str, msgspec.Raw | dict[str, Any]] = field(default_factory=dict)
-    # a contract file's entry, by its key (cache_keys.Keys.contract): decoded when used
-    contracts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # a contract file's entry, by its key (cache_keys.Keys.contract): as read (undecoded:
+    # cache_contracts decodes it when used) or put by this run
+    contracts: dict[str, msgspec.Raw | dict[str, Any]] = field(default_factory=dict)
     generation: int = 0
     hits: int = 0
     misses: int = 0
@@ -98,12 +101,16 @@ class Store:
         contract's look-up before it is known which of its cases the run selects."""
         return self._decoded(key, now, order)
 
+    def has_all(self, keys: list[str]) -> bool:
+        """Whether every one of ``keys`` has an entry (decoded or not when it is looked up)."""
+        return all(key in self.entries for key in keys)
+
     def hit(self, key: str) -> None:
         """Count a hit on ``key`` and keep its entry."""
         self.hits += 1
         self._used.add(key)
 
-    def contract(self, key: str) -> dict[str, Any] | None:
+    def contract(self, key: str) -> msgspec.Raw | dict[str, Any] | None:
         """The contract entry under ``key``, undecoded (cache_contracts decodes it), or None."""
         return self.contracts.get(key)
 
@@ -114,8 +121,8 @@ class Store:
     def put_contract(self, key: str, data: dict[str, Any]) -> None:
         """Keep ``data`` (an entry without its generation) under ``key``; the file is written
         only when that changes an entry."""
-        old = self.contracts.get(key)
-        if old is None or any(old[name] != value for name, value in data.items()):
+        old = _plain({key: self.contracts[key]}, _CONTRACT_KEYS) if key in self.contracts else {}
+        if key not in old or any(old[key][name] != value for name, value in data.items()):
             self.contracts[key] = {**data, "generation": self.generation}
             self._added = True
         self._used_contracts.add(key)
@@ -126,11 +133,11 @@ class Store:
             return None
         try:
             found = _opened(entry)
-            window = _window(found.start, found.end)
-            result = built(found.result, order=order, duration_s=0.0)
+            if not _holds(found.start, found.end, now):
+                return None
+            return built(found.result, order=order, duration_s=0.0)
         except (BadEntry, RecursionError, OverflowError):  # never a crash: a miss
             return None
-        return result if window.holds(now) else None
 
     def put(self, key: str, result: CaseResult, window: Window) -> bool:
         """Keep ``result`` under ``key`` when it reads back exactly as it is; whether it was."""
@@ -165,8 +172,10 @@ class Store:
             "cache_format": CACHE_FORMAT,
             "identity": self.identity,
             "generation": generation,
-            "entries": _kept(_plain(self.entries), self._used, generation),
-            "contracts": _kept(self.contracts, self._used_contracts, generation),
+            "entries": _kept(_plain(self.entries, _ENTRY_KEYS), self._used, generation),
+            "contracts": _kept(
+                _plain(self.contracts, _CONTRACT_KEYS), self._used_contracts, generation
+            ),
         }
         return json.dumps(body, allow_nan=False, separators=(",", ":"))
 
@@ -200,9 +209,12 @@ def _opened(entry: msgspec.Raw | dict[str, Any]) -> _Entry:
         raise BadEntry(str(exc)) from None
 
 
-def _plain(entries: Mapping[str, msgspec.Raw | dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _plain(
+    entries: Mapping[str, msgspec.Raw | dict[str, Any]], keys: set[str]
+) -> dict[str, dict[str, Any]]:
     """The entries as JSON values, to be written again: those put by this run, and those
-    read that have the right shape (the others are dropped)."""
+    read that have the right shape (``keys``) under a well-formed key (the others are
+    dropped)."""
     plain = {}
     for key, entry in entries.items():
         if isinstance(entry, dict):
@@ -212,16 +224,18 @@ def _plain(entries: Mapping[str, msgspec.Raw | dict[str, Any]]) -> dict[str, dic
             found = msgspec.json.decode(entry)
         except (msgspec.DecodeError, RecursionError):
             continue
-        if _shaped(found, _ENTRY_KEYS):
+        if _well_formed(key) and _shaped(found, keys):
             plain[key] = found
     return plain
 
 
-def _window(start: float | None, end: float | None) -> Window:
+def _holds(start: float | None, end: float | None, now: float) -> bool:
+    """Whether an entry's window holds at ``now`` (Window.holds, for the bounds as read: a
+    warm run checks thousands). Raises BadEntry for a bound that is not a finite float."""
     for bound in (start, end):
         if bound is not None and (type(bound) is not float or not math.isfinite(bound)):
             raise BadEntry("not a time")
-    return Window(start, end)
+    return (start is None or start <= now) and (end is None or now < end)
 
 
 def load_store(folder: str, identity: str) -> Store:
@@ -236,23 +250,13 @@ def load_store(folder: str, identity: str) -> Store:
         return Store(identity)
     if data.cache_format != CACHE_FORMAT or data.identity != identity:
         return Store(identity)
-    entries: dict[str, msgspec.Raw | dict[str, Any]] = {
-        key: entry for key, entry in data.entries.items() if _well_formed(key)
-    }
-    contracts = _entries(data.contracts, {"env", "cases", "generation"})
+    entries: dict[str, msgspec.Raw | dict[str, Any]] = dict(data.entries)
+    contracts: dict[str, msgspec.Raw | dict[str, Any]] = dict(data.contracts)
     return Store(identity, entries, contracts, data.generation)
 
 
 def _well_formed(key: str) -> bool:
     return len(key) == 64 and _KEY_CHARS.issuperset(key)
-
-
-def _entries(found: dict[str, Any], keys: set[str]) -> dict[str, dict[str, Any]]:
-    """The entries of the right shape under a well-formed key; each entry's values are
-    decoded strictly when it is used."""
-    return {
-        key: entry for key, entry in found.items() if _well_formed(key) and _shaped(entry, keys)
-    }
 
 
 def _shaped(entry: Any, keys: set[str]) -> bool:

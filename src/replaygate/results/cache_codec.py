@@ -97,6 +97,13 @@ class Result(Strict):
     assertions: tuple[_Outcome, ...]
 
 
+# Each struct lists its type's fields in their order (a test holds it): a result is built
+# positionally. A CaseResult's fields past these are the run's (RUN_FIELDS).
+_FIELDS = Result.__struct_fields__
+_FAILURES, _NOTES, _ASSERTIONS = (_FIELDS.index(f) for f in ("failures", "notes", "assertions"))
+_DURATION = _FIELDS.index("known")  # duration_s sits before it in a CaseResult
+
+
 def encode(result: CaseResult) -> dict[str, Any]:
     """``result`` as JSON values, without the fields a hit sets again."""
     return {k: v for k, v in _plain(result).items() if k not in RUN_FIELDS}
@@ -125,25 +132,28 @@ def decode(data: Any, *, order: int, duration_s: float) -> CaseResult:
 
 def built(entry: Result, *, order: int, duration_s: float) -> CaseResult:
     """The case result of a decoded entry, placed at ``order``. Raises BadEntry."""
-    found = msgspec.structs.asdict(entry)
-    # most results have no failures, notes or assertions: a warm run decodes thousands
-    if entry.failures:
-        found["failures"] = tuple(Failure(**msgspec.structs.asdict(f)) for f in entry.failures)
-    if entry.notes:
-        found["notes"] = tuple(Problem(**msgspec.structs.asdict(n)) for n in entry.notes)
-    if entry.assertions:
-        found["assertions"] = tuple(_outcome(outcome) for outcome in entry.assertions)
     if not _finite(entry.score):
         raise BadEntry("not a finite number")
-    return CaseResult(**found, order=order, duration_s=duration_s)
+    found = msgspec.structs.astuple(entry)
+    # most results have no failures, notes or assertions: a warm run decodes thousands
+    if entry.failures or entry.notes or entry.assertions:
+        found = (
+            *found[:_FAILURES],
+            tuple(Failure(*msgspec.structs.astuple(f)) for f in entry.failures),
+            *found[_FAILURES + 1 : _NOTES],
+            tuple(Problem(*msgspec.structs.astuple(n)) for n in entry.notes),
+            *found[_NOTES + 1 : _ASSERTIONS],
+            tuple(_outcome(outcome) for outcome in entry.assertions),
+        )
+    # positionally, as the fields are declared (_DURATION: where the result's own sit)
+    return CaseResult(*(*found[:_DURATION], duration_s, *found[_DURATION:], order))
 
 
 def _outcome(entry: _Outcome) -> AssertionOutcome:
     if not _finite(entry.weight):
         raise BadEntry("not a finite number")
-    found = msgspec.structs.asdict(entry)
-    found["captures"] = tuple(Capture(**msgspec.structs.asdict(c)) for c in entry.captures)
-    return AssertionOutcome(**found)
+    captures = tuple(Capture(*msgspec.structs.astuple(c)) for c in entry.captures)
+    return AssertionOutcome(*(*msgspec.structs.astuple(entry)[:-1], captures))
 
 
 def _finite(number: float | None) -> bool:

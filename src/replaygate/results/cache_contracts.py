@@ -13,20 +13,21 @@ import json
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, cast
 
 import msgspec
 
+from replaygate.engine.forking import Helper, can_fork, file_size, shares
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import MAX_YAML_BYTES, shown_path
-from replaygate.loading.pack import Pack, contract_path, parse_contract
+from replaygate.loading.pack import ContractLoader, Pack, contract_path, one_by_one, parse_contract
 from replaygate.results.cache import Store, load_store
 from replaygate.results.cache_codec import BadEntry, Strict, convert
 from replaygate.results.cache_keys import Keys, contract_entry_key, env_names
-from replaygate.results.model import CaseResult
+from replaygate.results.model import CaseResult, Problem
 
 
 class _Case(Strict):
@@ -45,6 +46,15 @@ class _Case(Strict):
 class _Entry(Strict):
     env: tuple[str, ...]
     cases: tuple[_Case, ...]
+
+
+class _Stored(_Entry):
+    """An entry as the cache file holds it."""
+
+    generation: int
+
+
+_STORED = msgspec.json.Decoder(_Stored)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +79,7 @@ def contract_entry(contract: Contract, reads: set[str]) -> dict[str, Any] | None
     return plain if same == (tuple(names), contract.golden_cases) else None
 
 
-def unparsed(entry: dict[str, Any], path: str, file: str) -> Unparsed | None:
+def unparsed(entry: msgspec.Raw | dict[str, Any], path: str, file: str) -> Unparsed | None:
     """The contract an entry stands for; None when it does not decode exactly (a miss)."""
     try:
         names, cases = _decoded(entry)
@@ -83,27 +93,51 @@ def unparsed(entry: dict[str, Any], path: str, file: str) -> Unparsed | None:
     )  # fmt: skip
 
 
-def _decoded(entry: dict[str, Any]) -> tuple[tuple[str, ...], tuple[GoldenCase, ...]]:
-    found = convert({"env": entry["env"], "cases": entry["cases"]}, _Entry)
-    cases = tuple(GoldenCase(**msgspec.structs.asdict(case)) for case in found.cases)
+def _decoded(
+    entry: msgspec.Raw | dict[str, Any],
+) -> tuple[tuple[str, ...], tuple[GoldenCase, ...]]:
+    """An entry as read from the file (raw) or put by this run, decoded strictly. Raises
+    BadEntry."""
+    found: _Entry
+    if isinstance(entry, dict):
+        found = convert({"env": entry["env"], "cases": entry["cases"]}, _Entry)
+    else:
+        try:
+            found = _STORED.decode(entry)
+        except (msgspec.DecodeError, RecursionError) as exc:  # its ValidationError too
+            raise BadEntry(str(exc)) from None
+    # positionally: _Case lists GoldenCase's fields in their order (a test holds it)
+    cases = tuple(GoldenCase(*msgspec.structs.astuple(case)) for case in found.cases)
     return found.env, cases
 
 
 CaseName = tuple[Path, str, str]  # the pack's folder, the contract's path in it, the case id
+Item = tuple[Path, Pack]  # a contract file and its pack as far as it is loaded
+# A contract whose entry and every case's result are in the cache: the entry's key and its
+# cases' keys, in order (what a helper process sends back).
+HitKeys = tuple[str, list[str]]
+# A warm run's work that a helper shares: the contracts under this many are all the parent's
+# (forking costs more than it saves), and the helper takes this part of the bytes, since the
+# parent also decodes every result, the helper's too.
+HELPER_MIN_CONTRACTS = 100
+HELPER_SHARE = 0.6
 
 
 class WarmContracts:
     """``run --cache``'s contract loader: a contract whose entry and every case hit is not
     parsed (an ``Unparsed``, its cases' results kept for the look-up); any other is parsed,
-    and its entry stored."""
+    and its entry stored. With two jobs or more, a forked helper computes the keys of part
+    of a large run's contracts (reading and hashing their files: most of a warm run) while
+    the parent loads the rest."""
 
     def __init__(
-        self, folder: str, keys: Keys, identity: str, refuse: Callable[[Pack], None]
+        self, folder: str, keys: Keys, identity: str, refuse: Callable[[Pack], None], jobs: int
     ) -> None:
         self.now = time.time()  # the time the cached results must hold at
         self.found: dict[CaseName, tuple[str, CaseResult]] = {}
         self.keys = keys
         self._folder, self._identity, self._refuse = folder, identity, refuse
+        self._jobs = jobs
         self._store: Store | None = None
         self._checked: set[Path] = set()
         # the run's count of the cases loaded so far: where a hit is likely placed in the run
@@ -117,28 +151,60 @@ class WarmContracts:
             self._store = load_store(self._folder, self._identity)
         return self._store
 
+    def batch(self, items: Sequence[Item]) -> list[Contract | list[Problem]]:
+        """Every contract of the run (a ContractBatch), in order; the keys of the last part
+        computed by a helper when the run is large enough to gain from one."""
+        if len(items) < HELPER_MIN_CONTRACTS or not can_fork(self._jobs):
+            return one_by_one(self)(items)
+        for _, pack in items:  # the cache is read before the fork, so every pack is checked
+            self._check(pack)
+        self.store()
+        sizes = [file_size(path) for path, _ in items]
+        ours, theirs = shares(sizes, [1 - HELPER_SHARE, HELPER_SHARE])
+        rest = items[theirs[0] : theirs[1]]
+        try:
+            started = Helper(lambda: [self._hit_keys(path, pack) for path, pack in rest])
+        except OSError:  # no process to be had: the parent does it all
+            return one_by_one(self)(items)
+        with started:
+            outcomes = one_by_one(self)(items[ours[0] : ours[1]])
+            answer = started.answer()
+        found: list[HitKeys | None] = answer if _answers(answer, len(rest)) else [None] * len(rest)
+        return outcomes + one_by_one(self._known(found))(rest)
+
+    def _known(self, found: list[HitKeys | None]) -> ContractLoader:
+        """The loader of the helper's contracts, in turn, each with its keys when it found
+        them all in the cache; any other is loaded as it would be without a helper."""
+        answers = iter(found)
+
+        def load(path: Path, pack: Pack) -> Contract:
+            keys = next(answers)
+            contract = self._known_hit(path, pack, keys) if keys is not None else None
+            if contract is None:
+                return self(path, pack)
+            self._order += len(contract.golden_cases)
+            return contract
+
+        return load
+
     def __call__(self, path: Path, pack: Pack) -> Contract:
         contract = self._load(path, pack)
         self._order += len(contract.golden_cases)
         return contract
 
-    def _load(self, path: Path, pack: Pack) -> Contract:
-        pack_key = self.keys.pack(pack)
-        if pack_key is None:
-            return parse_contract(path, pack)
-        if pack.directory not in self._checked:
+    def _check(self, pack: Pack) -> None:
+        """Refuse the cache for ``pack`` (before it is read for the pack's contracts) when it
+        lies inside the pack's repository; once a pack, and only for a cached pack."""
+        if pack.directory not in self._checked and self.keys.pack(pack) is not None:
             self._refuse(pack)
             self._checked.add(pack.directory)
-        try:
-            # sized first, as the parse would: a file it refuses unread (too large, a FIFO
-            # that would block) is not read whole here either
-            found = os.stat(path)
-            if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_YAML_BYTES:
-                return parse_contract(path, pack)
-            raw = path.read_bytes()
-        except OSError:  # it fails as it would uncached
+
+    def _load(self, path: Path, pack: Pack) -> Contract:
+        self._check(pack)
+        read = self._read(path, pack)
+        if read is None:
             return parse_contract(path, pack)
-        name, file = contract_path(path, pack.directory, pack.root), shown_path(path, pack.root)
+        pack_key, name, file, raw = read
         key = contract_entry_key(pack_key, name, file, raw)
         warm = self._unparsed(key, pack_key, pack, name, file, raw)
         if warm is not None:
@@ -149,20 +215,78 @@ class WarmContracts:
             self.store().put_contract(key, entry)
         return contract
 
+    def _read(self, path: Path, pack: Pack) -> tuple[bytes, str, str, bytes] | None:
+        """The pack's key, the contract's name and file, and its bytes; None when the
+        contract is parsed without the cache (its pack is not cached, or it cannot be read
+        here: it fails as it would uncached)."""
+        pack_key = self.keys.pack(pack)
+        if pack_key is None:
+            return None
+        try:
+            # sized first, as the parse would: a file it refuses unread (too large, a FIFO
+            # that would block) is not read whole here either
+            found = os.stat(path)
+            if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_YAML_BYTES:
+                return None
+            raw = path.read_bytes()
+        except OSError:
+            return None
+        name, file = contract_path(path, pack.directory, pack.root), shown_path(path, pack.root)
+        return pack_key, name, file, raw
+
+    def _entry(self, key: str, name: str, file: str) -> Unparsed | None:
+        data = self.store().contract(key)
+        return unparsed(data, name, file) if data is not None else None
+
     def _unparsed(
         self, key: str, pack_key: bytes, pack: Pack, name: str, file: str, raw: bytes
     ) -> Unparsed | None:
         """The contract of the entry under ``key`` when every case of it hits, else None."""
-        store = self.store()
-        data = store.contract(key)
-        contract = unparsed(data, name, file) if data is not None else None
+        contract = self._entry(key, name, file)
         if contract is None:
             return None
         keys = self.keys.cases(pack_key, pack, contract, contract.env_names, raw)
-        results = [store.peek(k, self.now, self._order + n) for n, k in enumerate(keys or ())]
-        if keys is None or None in results:
+        return self._hits(key, pack, contract, keys) if keys is not None else None
+
+    def _hit_keys(self, path: Path, pack: Pack) -> HitKeys | None:
+        """In the helper: the keys of a contract whose entry and cases' results are all in
+        the cache (the parent decodes them), else None (the parent loads it)."""
+        read = self._read(path, pack)
+        if read is None:
+            return None
+        pack_key, name, file, raw = read
+        key = contract_entry_key(pack_key, name, file, raw)
+        contract = self._entry(key, name, file)
+        if contract is None:
+            return None
+        keys = self.keys.cases(pack_key, pack, contract, contract.env_names, raw)
+        if keys is None or not self.store().has_all(keys):
+            return None
+        return key, keys
+
+    def _known_hit(self, path: Path, pack: Pack, found: HitKeys) -> Unparsed | None:
+        """The contract of the helper's keys when every case of it hits, else None."""
+        name, file = contract_path(path, pack.directory, pack.root), shown_path(path, pack.root)
+        key, keys = found
+        contract = self._entry(key, name, file)
+        if contract is None or len(keys) != len(contract.golden_cases):
+            return None
+        return self._hits(key, pack, contract, keys)
+
+    def _hits(self, key: str, pack: Pack, contract: Unparsed, keys: list[str]) -> Unparsed | None:
+        """``contract`` with the results of its cases' ``keys`` kept for the look-up; None
+        when one of them is not a hit."""
+        store = self.store()
+        results = [store.peek(k, self.now, self._order + n) for n, k in enumerate(keys)]
+        if None in results:
             return None
         store.keep_contract(key)
+        name = contract.path
         for case, case_key, result in zip(contract.golden_cases, keys, results, strict=True):
             self.found[(pack.directory, name, case.id)] = (case_key, cast(CaseResult, result))
         return contract
+
+
+def _answers(answer: Any, count: int) -> bool:
+    """Whether the helper's answer has the shape asked for (marshal carries any shape)."""
+    return type(answer) is list and len(answer) == count

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import replaygate
-from replaygate.assertions.assertion import Assertion
 from replaygate.errors import PackError
 from replaygate.loading.allowlist import ALLOWLIST_FILE
 from replaygate.loading.contract import Contract, GoldenCase
@@ -257,6 +256,8 @@ def _env_key(
 def env_names(contract: Contract) -> set[str]:
     """The environment variables the contract's checks read, nested ones included (trace
     assertions read none)."""
+    from replaygate.assertions.assertion import Assertion  # a parsed contract's: imported
+
     found: set[str] = set()
     stack: list[Assertion] = [*contract.output_invariants, *contract.input_invariants]
     stack += [a for call in contract.expected_calls for a in call.invariants]
@@ -332,9 +333,15 @@ def _read(path: str) -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
     handle = os.open(path, flags)
     try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
+        found = os.fstat(handle)
+        if not stat.S_ISREG(found.st_mode):
             raise OSError(f"{path}: not a regular file")
-        chunks = []
+        # one read for a file as large as it was: a regular file's read stops short only at
+        # its end; a file that grew since is read on to its end
+        data = os.read(handle, found.st_size + 1)
+        if len(data) <= found.st_size:
+            return data
+        chunks = [data]
         while chunk := os.read(handle, 1 << 16):
             chunks.append(chunk)
         return b"".join(chunks)
