@@ -1120,3 +1120,31 @@ def test_each_entry_struct_lists_its_types_fields_in_their_order() -> None:
     from replaygate.results.cache_contracts import _Case
 
     assert _Case.__struct_fields__ == tuple(f.name for f in fields(GoldenCase))
+
+
+def test_the_identity_finds_the_versions_importlib_metadata_finds() -> None:
+    from importlib import metadata
+
+    found = cache_keys.metadata_folders()
+    for name in cache_keys._DEPENDENCIES:
+        folder = found.get(cache_keys._normalised(name))
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            assert folder is None, name
+            continue
+        assert folder is not None and f"-{version}." in folder, (name, folder)
+
+
+@pytest.mark.parametrize(
+    "folder", ["jsonschema-99.0.dist-info", "rfc3987-1.3.8-py3.11.egg-info", "RFC3987.egg-info"]
+)
+def test_a_library_installed_upgraded_or_removed_changes_the_identity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str
+) -> None:
+    before = cache_keys.code_identity()
+    (tmp_path / folder).mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path))  # found first, as an import would
+    assert cache_keys.code_identity() != before
+    (tmp_path / folder).rmdir()
+    assert cache_keys.code_identity() == before

@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
-import platform
 import re
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 
 from replaygate import __version__
@@ -171,6 +169,9 @@ def _report_error(exc: ReplayGateError, *, github: bool) -> None:
 
 def bug_report(exc: BaseException) -> str:
     """What a bug report needs: the error, the traceback, and the versions it ran on."""
+    import platform  # only a bug needs these: a millisecond of every start otherwise
+    import traceback
+
     trace = "".join(traceback.format_exception(exc)).rstrip("\n")
     return (
         f"replaygate: internal error: {type(exc).__name__}: {exc}\n"

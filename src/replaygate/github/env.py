@@ -7,7 +7,6 @@ import json
 import math
 import os
 import re
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -226,6 +225,8 @@ def write_outputs(path: str, outputs: Mapping[str, str]) -> None:
 def _heredoc(name: str, value: str) -> str:
     if not name or any(bad in name for bad in ("<<", "=", "\n", "\r")):
         raise ValueError(f"not an output name: {name!r}")
+    import uuid  # only the action writes outputs: a millisecond of every start otherwise
+
     delimiter = f"ghadelimiter_{uuid.uuid4()}"
     while delimiter in value:  # a value cannot guess a fresh uuid4; be sure all the same
         delimiter = f"ghadelimiter_{uuid.uuid4()}"
