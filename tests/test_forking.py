@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -50,6 +51,8 @@ def test_a_helper_that_raises_answers_none_and_prints_nothing(
 ) -> None:
     def work() -> None:
         print("::error::from the helper")
+        os.write(1, b"::error::to its descriptor\n")  # as a library's C code would
+        os.write(2, b"::error::to its errors\n")
         raise RuntimeError("boom")
 
     assert forking.Helper(work).answer() is None
@@ -100,3 +103,78 @@ def test_only_a_single_threaded_process_with_two_jobs_forks() -> None:
     finally:
         stop.set()
         thread.join()
+
+
+def test_a_helper_in_a_process_that_ignores_sigchld_still_answers() -> None:
+    """Started with SIGCHLD ignored (inherited from a CI agent), a child is reaped by the
+    system: waiting for it finds none, which is no error."""
+    before = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        assert forking.Helper(lambda: [1, 2]).answer() == [1, 2]
+        with forking.Helper(lambda: time.sleep(GUARD_S)):
+            pass  # stopped at once
+    finally:
+        signal.signal(signal.SIGCHLD, before)
+
+
+def test_a_helper_starts_with_stdout_and_stderr_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdout", None)
+    monkeypatch.setattr("sys.stderr", None)
+    assert forking.Helper(lambda: "fine").answer() == "fine"
+
+
+def test_a_fork_that_fails_leaves_no_descriptor_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused() -> int:
+        raise BlockingIOError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)
+    before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    for _ in range(3):
+        with pytest.raises(BlockingIOError):
+            forking.Helper(lambda: None)
+    if before is not None:
+        assert len(os.listdir("/proc/self/fd")) == before
+    assert not signal.pthread_sigmask(signal.SIG_BLOCK, set())  # nothing left blocked
+
+
+def test_the_parent_takes_cancellation_again_once_the_helper_is_forked() -> None:
+    with forking.Helper(lambda: None) as started:
+        assert not signal.pthread_sigmask(signal.SIG_BLOCK, set())
+        assert started.answer() is None
+
+
+ORPHAN = """
+import os, sys, time
+from pathlib import Path
+from replaygate.engine import forking
+
+def work():
+    Path(sys.argv[1]).write_text(str(os.getpid()))
+    while not forking.orphaned():
+        time.sleep(0.01)
+    Path(sys.argv[2]).write_text("stopped")
+
+forking.Helper(work).answer()
+"""
+
+
+def test_a_helper_whose_parent_is_killed_outright_sees_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    marker, stopped = tmp_path / "pid", tmp_path / "stopped"
+    parent = subprocess.Popen([sys.executable, "-c", ORPHAN, str(marker), str(stopped)])
+    deadline = time.monotonic() + GUARD_S
+    try:
+        while not (marker.exists() and marker.read_text()):
+            assert time.monotonic() < deadline and parent.poll() is None
+            time.sleep(0.01)
+        parent.kill()
+        parent.wait()
+        wait_until_gone(int(marker.read_text()), deadline)
+    finally:
+        parent.kill()
+        if marker.exists() and marker.read_text():  # a helper that did not see it: gone too
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(marker.read_text()), signal.SIGKILL)
+    assert stopped.read_text() == "stopped"

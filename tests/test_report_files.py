@@ -3,8 +3,10 @@ a report goes where its path says, never out of the working directory through a 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import stat
 import threading
 import time
@@ -206,7 +208,7 @@ def test_report_files_written_side_by_side_are_those_one_process_writes(
     one = reports_of(tmp_path, capsys, "1")
     assert elsewhere == []
     two = reports_of(tmp_path, capsys, "2")
-    assert elsewhere == [("written",), ("written",)]  # JUnit and the summary
+    assert elsewhere == [True, True]  # JUnit and the summary
     assert one == two and one[0] == 1
     assert sorted(one[2]) == ["j.xml", "r.json", "s.md"]
 
@@ -215,20 +217,20 @@ def test_report_files_written_side_by_side_are_those_one_process_writes(
 @pytest.mark.parametrize(
     ("target", "answer", "reason"),
     [  # the helper fails to write its file; the helper writes it, the rename fails
-        ("file/j.xml", "failed", "Not a directory|File exists"),
-        ("folder", "written", "Is a directory"),
+        ("file/j.xml", False, "Not a directory|File exists"),
+        ("folder", True, "Is a directory"),
     ],
 )
 def test_a_report_a_helper_cannot_write_is_the_same_problem(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], elsewhere: list[Any],
-    target: str, answer: str, reason: str,
+    target: str, answer: bool, reason: str,
 ) -> None:  # fmt: skip
     (tmp_path / "folder").mkdir()
     (tmp_path / "file").write_text("")
     blocked = ("--junit", str(tmp_path / target))  # the last --junit wins
     one = reports_of(tmp_path, capsys, "1", *blocked)
     two = reports_of(tmp_path, capsys, "2", *blocked)
-    assert elsewhere[0][0] == answer
+    assert elsewhere[0] is answer
     assert one == two and one[0] == 2
     assert re.search(rf"JUnit report not written: cannot write .*{target}: ({reason})", two[1])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "folder", "jobs1", "jobs2"]
@@ -243,16 +245,23 @@ def test_a_helper_that_ends_without_an_answer_costs_only_time(
     from replaygate.report import files
 
     one = reports_of(tmp_path, capsys, "1")
+    called: list[str] = []
     if how == "no answer":
-        monkeypatch.setattr(files.Helper, "_read", lambda self: b"", raising=False)
-        monkeypatch.setattr(files.Helper, "answer", lambda self: self.stop())
+
+        def silent(self: Any) -> None:
+            called.append(how)
+            self.stop()
+
+        monkeypatch.setattr(files.Helper, "answer", silent)
     else:
 
-        def refused(self: Any, work: Any) -> None:
+        def refused(self: Any, work: Any, undo: Any = None) -> None:
+            called.append(how)
             raise OSError("Resource temporarily unavailable")
 
         monkeypatch.setattr(files.Helper, "__init__", refused)
     assert reports_of(tmp_path, capsys, "2") == one
+    assert called == [how, how]  # JUnit's helper and the summary's
     assert all(not p.name.startswith(".") for p in (tmp_path / "jobs2").iterdir())
 
 
@@ -272,9 +281,9 @@ def test_a_run_cancelled_while_a_helper_writes_leaves_no_temporary_file(
 
     def cancelled(result: Any) -> Iterator[str]:
         yield from json_report(result)
-        # the helpers are at work: wait until one has begun its file, then cancel
-        deadline = time.monotonic() + 120
-        while not any(p.name.startswith(".") for p in out.iterdir()):
+        # the helper is at work: wait until it has begun its file, then cancel
+        deadline = time.monotonic() + GUARD_S
+        while not any(p.name.startswith(".s.md.") for p in out.iterdir()):
             assert time.monotonic() < deadline
             time.sleep(0.01)
         raise KeyboardInterrupt
@@ -284,7 +293,7 @@ def test_a_run_cancelled_while_a_helper_writes_leaves_no_temporary_file(
 
     def stalled(result: Any) -> Iterator[str]:
         yield "partial"
-        time.sleep(120)  # killed long before
+        time.sleep(GUARD_S)  # killed long before
         yield from slow(result)
 
     monkeypatch.setattr(options, "_markdown", stalled)
@@ -294,8 +303,8 @@ def test_a_run_cancelled_while_a_helper_writes_leaves_no_temporary_file(
     helpers: list[int] = []
     start = files.Helper.__init__
 
-    def started(self: Any, work: Any) -> None:
-        start(self, work)
+    def started(self: Any, work: Any, undo: Any = None) -> None:
+        start(self, work, undo)
         helpers.append(self._pid)
 
     monkeypatch.setattr(files.Helper, "__init__", started)
@@ -304,3 +313,128 @@ def test_a_run_cancelled_while_a_helper_writes_leaves_no_temporary_file(
     assert list(out.iterdir()) == []
     assert len(helpers) == 1
     wait_until_gone(helpers[0], time.monotonic() + GUARD_S)
+
+
+ORPHANED = """
+import os, sys, time
+from replaygate import cli
+from replaygate.commands import options
+options.REPORTS_ELSEWHERE_CASES = 1
+markdown = options._markdown
+def slow(result):
+    yield "partial"
+    time.sleep(1)  # the parent is killed meanwhile
+    yield from markdown(result)
+options._markdown = slow
+json_report = options._json
+def stalled(result):
+    yield from json_report(result)
+    time.sleep(120)  # killed long before
+options._json = stalled
+cli.main(sys.argv[1:])
+"""
+
+
+@fork_only
+@pytest.mark.parametrize("how", ["parent killed", "group terminated"])
+def test_a_helper_left_without_its_parent_removes_its_file(tmp_path: Path, how: str) -> None:
+    """A plain CLI killed outright (no handler of its own) cannot stop its helper: the
+    helper removes its own temporary file when nobody takes its answer, or on SIGTERM."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = [sys.executable, "-c", ORPHANED, "run", str(CASES / "classifications" / "packs")]
+    argv += ["--jobs", "2", "-q", "--json", str(out / "r.json"), "--summary", str(out / "s.md")]
+    run = subprocess.Popen(argv, stdout=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + GUARD_S
+    try:
+        while not any(p.name.startswith(".s.md.") for p in out.iterdir()):
+            assert time.monotonic() < deadline and run.poll() is None
+            time.sleep(0.01)
+        if how == "parent killed":
+            run.kill()
+        else:
+            os.killpg(run.pid, signal.SIGTERM)
+        run.wait()
+        while any(p.name.startswith(".s.md.") for p in out.iterdir()):
+            assert time.monotonic() < deadline, "the helper left its file"
+            time.sleep(0.01)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.pid, signal.SIGKILL)
+    assert not (out / "s.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("target", "why"),
+    [
+        (".", "names a folder; give a file name"),
+        ("/", "names a folder; give a file name"),
+        ("out/..", "names a folder; give a file name"),
+        ("..", "leaves the working directory"),
+    ],
+)
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_report_path_that_names_a_folder_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    elsewhere: list[Any], target: str, why: str, jobs: str,
+) -> None:  # fmt: skip
+    """The other reports are still written, with a helper or without."""
+    from replaygate import cli
+
+    monkeypatch.chdir(tmp_path)
+    argv = ["run", str(CASES / "classifications" / "packs"), "-q", "--jobs", jobs]
+    argv += ["--json", "r.json", "--junit", target, "--summary", "s.md"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"replaygate: JUnit report not written: report {target!r} {why}\n" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "s.md"]
+
+
+@pytest.mark.parametrize(
+    ("second", "apart"),
+    [
+        ("b.xml", True),
+        ("./a.json", False),  # the same file, spelt two ways
+        ("a.json/b.xml", False),  # a folder on the way to the other
+        ("fifo", False),
+        ("/dev/null", False),  # a device: written through, in turn
+    ],
+)
+def test_report_files_are_written_apart_only_when_each_is_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second: str, apart: bool
+) -> None:
+    from replaygate.report.files import can_write_elsewhere
+
+    monkeypatch.chdir(tmp_path)
+    if hasattr(os, "mkfifo"):
+        os.mkfifo("fifo")
+    assert can_write_elsewhere([Path("a.json"), Path(second)]) is apart
+    assert can_write_elsewhere([Path(second), Path("a.json")]) is apart
+
+
+def test_a_long_report_name_gets_a_temporary_name_that_fits(tmp_path: Path) -> None:
+    target = tmp_path / ("r" * 250 + ".json")
+    write_atomic(target, "{}")
+    assert target.read_text() == "{}"
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs a read-only mount (root)")
+def test_a_read_only_folder_is_one_line(tmp_path: Path) -> None:
+    """A temporary file that cannot be made cannot be removed either: the write's error is
+    the one said, not a traceback from cleaning up."""
+    import subprocess
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro", "tmpfs", str(folder)])
+    if mounted.returncode != 0:
+        pytest.skip("no mount here")
+    try:
+        with pytest.raises(ReplayGateError, match="Read-only file system"):
+            write_atomic(folder / "r.json", "{}")
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)

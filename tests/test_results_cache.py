@@ -1076,11 +1076,22 @@ def test_a_helper_computes_the_keys_of_the_last_contracts_and_the_run_is_the_sam
     assert changed[2] == {"hits": HELPED, "misses": HELPED, "uncached": 0}
 
 
+def swap_contracts(found: list[Any]) -> list[Any]:
+    return [found[1], found[0], *found[2:]]
+
+
+def swap_cases(found: list[Any]) -> list[Any]:
+    return [(key, keys[::-1]) for key, keys in found]
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="forking is POSIX")
 @pytest.mark.parametrize(
     "answer",
-    [None, [], "keys", [("0" * 64, ["0" * 64] * 2)] * HELPED, [("0" * 64, [])] * HELPED],
-)
+    [
+        None, [], "keys", [("0" * 64, ["0" * 64] * 2)] * HELPED, [("0" * 64, [])] * HELPED,
+        swap_contracts, swap_cases,  # keys in the cache, each another contract's or case's
+    ],
+)  # fmt: skip
 def test_a_helper_that_fails_or_answers_nonsense_costs_only_time(
     helped: tuple[Path, list[Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch, answer: Any,
@@ -1092,14 +1103,48 @@ def test_a_helper_that_fails_or_answers_nonsense_costs_only_time(
     cold = run(capsys, packs, "--jobs", "2", cache=cache)
     warm = run(capsys, packs, "--jobs", "2", cache=cache)
     shared = len(answers[-1])
+    real = cache_contracts.Helper.answer
 
     def nonsense(self: Any) -> Any:
+        if callable(answer):
+            return answer(real(self))
         cache_contracts.Helper.stop(self)
         return answer[:shared] if isinstance(answer, list) and answer else answer
 
     monkeypatch.setattr(cache_contracts.Helper, "answer", nonsense)
     assert run(capsys, packs, "--jobs", "2", cache=cache) == warm
     assert cold[:2] == warm[:2]
+
+
+@pytest.mark.parametrize("swap", ["two cases", "two contracts"])
+def test_a_result_stored_under_another_cases_key_is_a_miss(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    swap: str,
+) -> None:  # fmt: skip
+    """A key covers what its result names: a result that names another case (a cache file
+    edited, or a bug) is never reported as this one's."""
+    root = tmp_path / "repo"
+    other = CONTRACT.replace("equals_env: CITY", "equals: Bern")
+    fixtures = {"ok.json": fixture(), "other.json": fixture()}
+    make_pack(root, contracts={"a.yaml": CONTRACT, "b.yaml": other}, fixtures=fixtures)
+    monkeypatch.setenv("CITY", "Bern")
+    monkeypatch.chdir(tmp_path)
+    packs, cache = str(root / "packs"), tmp_path / "cache"
+    expected = run_plain(capsys, root)
+    run(capsys, packs, cache=cache)
+    file = cache / CACHE_FILE
+    data = json.loads(file.read_text())
+    entries = data["entries"]
+    by_name = {(e["result"]["contract"], e["result"]["case_id"]): k for k, e in entries.items()}
+    first = by_name[("contracts/a.yaml", "ok")]
+    second = by_name[("contracts/a.yaml", "other")]
+    if swap == "two contracts":
+        second = by_name[("contracts/b.yaml", "ok")]
+    entries[first], entries[second] = entries[second], entries[first]
+    file.write_text(json.dumps(data))
+    code, shown, counts = run(capsys, packs, cache=cache)
+    assert (code, shown) == expected[:2]
+    assert counts == {"hits": 2, "misses": 2, "uncached": 0}
 
 
 def test_each_entry_struct_lists_its_types_fields_in_their_order() -> None:
@@ -1148,3 +1193,20 @@ def test_a_library_installed_upgraded_or_removed_changes_the_identity(
     assert cache_keys.code_identity() != before
     (tmp_path / folder).rmdir()
     assert cache_keys.code_identity() == before
+
+
+def test_a_fixture_too_large_to_read_is_judged_cached_as_uncached(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run refuses a fixture over 16 MiB unread; its key must not read it whole either
+    (a sparse file of any size costs nothing to make)."""
+    fixture_file = next(repo.glob("packs/*/golden/other.json"))
+    with fixture_file.open("r+b") as handle:
+        handle.truncate(17 * 1024 * 1024)
+    expected = run_plain(capsys, repo)
+    assert "too large" in expected[1]
+    cache = tmp_path / "cache"
+    for hits in (0, 1):  # the other case: no key, judged every time
+        code, shown, counts = run(capsys, str(repo / "packs"), cache=cache)
+        assert (code, shown) == expected[:2]
+        assert counts == {"hits": hits, "misses": 1 - hits, "uncached": 1}

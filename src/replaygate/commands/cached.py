@@ -158,7 +158,8 @@ def _look_up_case(
         hits[name] = result if result.order == order else dataclasses.replace(result, order=order)
         return
     key = warm.keys.case(pack, contract, case)
-    found = store.get(key, warm.now, order=order) if key is not None else None
+    names = (pack.pack_id, contract.path, contract.file, case.id)
+    found = store.get(key, warm.now, order=order, names=names) if key is not None else None
     if found is not None:
         hits[name] = found
     elif key is not None:

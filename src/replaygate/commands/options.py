@@ -17,7 +17,7 @@ from replaygate.commands.output import (
     stdout_report,
     wants_color,
 )
-from replaygate.engine.forking import can_fork
+from replaygate.engine.forking import can_fork, held
 from replaygate.errors import EXIT_CONFIG, ReplayGateError
 from replaygate.github.env import DEFAULT_AUTHOR
 from replaygate.loading.files import named_path
@@ -293,10 +293,11 @@ def _elsewhere(reports: list[Report], jobs: int, cases: int) -> dict[int, Path]:
 def _write_reports(reports: list[Report], stdout: TextIO, elsewhere: dict[int, Path]) -> list[str]:
     """Every report written, in order; a problem naming each that could not be."""
     with contextlib.ExitStack() as stack:
-        started = {
-            index: stack.enter_context(WrittenElsewhere(target, reports[index][2]))
-            for index, target in elsewhere.items()
-        }
+        with held():  # a cancellation waits until every helper is registered to be ended
+            started = {
+                index: stack.enter_context(WrittenElsewhere(target, reports[index][2]))
+                for index, target in elsewhere.items()
+            }
         problems = []
         for index, report in enumerate(reports):
             if index in started:

@@ -68,7 +68,9 @@ def add_parser(sub: Any) -> None:
         metavar="N",
         help=f"processes that evaluate cases (default: one per CPU, at most {MAX_DEFAULT_JOBS}, "
         "for runs of 2000+ cases or 200+ contract files, which they then load too; smaller "
-        "runs use one)",
+        "runs use one); with 2 or more, a --cache run of 100+ contract files forks a helper "
+        "that hashes part of the files, and a run of 2000+ cases writes its report files "
+        "side by side; --jobs 1 keeps everything in one process",
     )
     provider_option(parser, required=False)
     parser.add_argument(

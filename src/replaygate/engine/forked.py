@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from replaygate.engine import forked_worker, runner
 from replaygate.engine.forked_worker import Item, Outline, Task
-from replaygate.engine.forking import can_fork, file_size, shares
+from replaygate.engine.forking import can_fork, file_size, flush_output, shares
 from replaygate.engine.judge import RECORDED
 from replaygate.engine.transfer import rebuild
 from replaygate.loading.contract import Contract, outline_contract
@@ -105,8 +105,7 @@ class Workers:
 
         forked_worker.ITEMS[:] = items
         forked_worker.SETUP[:] = [self._setup]
-        sys.stdout.flush()  # a worker must not inherit, and print again, what is buffered here
-        sys.stderr.flush()
+        flush_output()  # a worker must not inherit, and print again, what is buffered here
         context = multiprocessing.get_context("fork")
         try:
             for _ in range(self.jobs):

@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,18 @@ def file_size(path: Path) -> int:
         return 0
 
 
+def flush_output() -> None:
+    """Python's stdout and stderr flushed before a fork: a child must not inherit, and print
+    again, what is buffered. Either is None when its descriptor was closed at start."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+
+
+_CANCEL = {signal.SIGINT, signal.SIGTERM}  # the signals that cancel a run
+_PARENT: list[int] = []  # in a helper: the pid of the process it answers
+
+
 class Helper:
     """A forked process computing ``work()``; ``answer()`` is its value, or None when it did
     not give one (it raised, or was killed): the parent then does that work itself, and
@@ -51,18 +63,30 @@ class Helper:
 
     The value travels by marshal: strings, numbers, None, lists and tuples of them. The
     helper prints nothing: its output goes nowhere, so it cannot write to the job log.
-    Leaving a ``with`` block of it ends it, however the block is left.
+    Leaving a ``with`` block of it ends it, however the block is left. Long work checks
+    ``orphaned()`` now and then: a parent killed outright reads no answer.
     """
 
-    def __init__(self, work: Callable[[], Any]) -> None:
-        sys.stdout.flush()  # buffered text must not be inherited, and printed twice
-        sys.stderr.flush()
+    def __init__(self, work: Callable[[], Any], undo: Callable[[], None] | None = None) -> None:
+        """``undo`` (in the helper) takes back what ``work`` left when its answer cannot be
+        given: its parent is gone, or it was told to stop by a signal of its own."""
+        flush_output()
         readable, writable = os.pipe()
-        self._pid: int | None = os.fork()
-        if self._pid == 0:  # the helper
-            os.close(readable)
-            _serve(work, writable)
+        with held():
+            try:
+                pid = os.fork()
+            except OSError:  # no process to be had
+                os.close(readable)
+                os.close(writable)
+                raise
+            if pid == 0:  # the helper
+                try:
+                    os.close(readable)
+                    _serve(work, undo, writable)
+                finally:
+                    os._exit(1)
         os.close(writable)
+        self._pid: int | None = pid
         self._readable = readable
 
     def __enter__(self) -> Helper:
@@ -92,24 +116,55 @@ class Helper:
         os.close(self._readable)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        # ChildProcessError: started with SIGCHLD ignored, the system reaped it already
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
-def _serve(work: Callable[[], Any], writable: int) -> None:
+def orphaned() -> bool:
+    """In a helper: whether the process it answers is gone (killed outright, with no time to
+    stop it): long work stops early then, as nothing will read its answer."""
+    return os.getppid() != _PARENT[0]
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """SIGINT and SIGTERM held while the block runs, and taken at its end: around a fork,
+    and until the parent has registered the helper for clean-up, so that a cancellation
+    (sent to the whole process group) never runs the parent's code in the child, nor
+    leaves a helper nobody stops."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _CANCEL)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _serve(work: Callable[[], Any], undo: Callable[[], None] | None, writable: int) -> None:
     """The helper's life: ``work()`` written whole to ``writable``, then exit without any
     of the parent's clean-up (its buffers, its atexit handlers are not the helper's)."""
     code = 1
     try:
+        _PARENT[:] = [os.getppid()]
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, _stopped)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _CANCEL)
         nowhere = os.open(os.devnull, os.O_WRONLY)
         os.dup2(nowhere, 1)
         os.dup2(nowhere, 2)
         # Python's streams too: they may write to a descriptor of their own (a test's capture)
         sys.stdout = sys.stderr = open(nowhere, "w", closefd=False)  # noqa: SIM115
         data = memoryview(marshal.dumps(work()))
-        while data:
+        while data:  # a parent gone: BrokenPipeError
             data = data[os.write(writable, data) :]
         code = 0
     finally:
+        if code and undo is not None:
+            with contextlib.suppress(BaseException):
+                undo()
         os._exit(code)
+
+
+def _stopped(signum: int, frame: object) -> None:
+    """A helper's SIGTERM (not its parent's doing: the parent kills): stop where it is."""
+    raise SystemExit(1)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
 from replaygate.engine.collector import CaseContext
-from replaygate.engine.forking import can_fork
+from replaygate.engine.forking import can_fork, flush_output
 from replaygate.engine.judge import RECORDED, evaluate_case
 from replaygate.engine.transfer import Sent, compact, rebuild
 from replaygate.errors import EXIT_BUG, ReplayGateError
@@ -144,8 +144,7 @@ def _in_workers(work: list[Work], chunks: list[tuple[int, int]], jobs: int) -> l
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    sys.stdout.flush()  # a worker must not inherit, and print again, what is buffered here
-    sys.stderr.flush()
+    flush_output()  # a worker must not inherit, and print again, what is buffered here
     context = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=start_worker)
     cases: list[CaseResult] = []

@@ -50,14 +50,14 @@ def unused_fixtures(pack: Pack) -> list[Problem]:
             base, rest = input_base(case.input_ref, pack.golden_dir, pack.negative_dir)
             named.add(joined(normal[base], rest))
     folders = dict.fromkeys([pack.golden_dir, pack.negative_dir])
+    unused = {path for path in _fixtures(folders) if path not in named}  # few: sorted alone
     return [
         Problem(
             files.shown_path(path, pack.root),
             None,
             "no golden case names this fixture; add a case for it, or remove it",
         )
-        for path in sorted(dict.fromkeys(_fixtures(folders)))
-        if path not in named
+        for path in sorted(unused)
     ]
 
 

@@ -78,16 +78,23 @@ def _hinted(data: Any, loc: tuple[str | int, ...], message: str) -> str:
 
 
 def _contract_files(
-    model: PackModel, raw: Any, contracts_dir: Path, root: Path, shown: str, problems: list[Problem]
+    model: PackModel,
+    raw: Any,
+    contracts_dir: Path,
+    root: Path,
+    shown: str,
+    problems: list[Problem],
+    globbed: list[Path],
 ) -> list[Path]:
-    """The pack's contract files, each checked to stay inside the contracts directory.
+    """The pack's contract files, each checked to stay inside the contracts directory:
+    those pack.yaml lists, else those ``globbed`` (``_contracts_in``).
 
     Globbed names get the same check as listed ones: a symlink named ``x.yaml``
     may point anywhere, and its text would reach the report.
     """
     names: list[tuple[str, int | None]]
     if model.contracts is None:
-        names = [(p.name, None) for p in _contracts_in(contracts_dir)]
+        names = [(p.name, None) for p in globbed]
     else:
         names = [
             (n, yaml_reader.line_of(raw, ("contracts", i))) for i, n in enumerate(model.contracts)
@@ -129,7 +136,12 @@ def _every_contract_file(contracts_dir: Path) -> list[Path]:
 
 
 def _unlisted(
-    model: PackModel, contracts_dir: Path, pack_dir: Path, raw: Any, shown: str
+    model: PackModel,
+    contracts_dir: Path,
+    pack_dir: Path,
+    raw: Any,
+    shown: str,
+    globbed: list[Path],
 ) -> list[Problem]:
     """YAML files in (or below) the contracts directory that will not run: never checked.
 
@@ -137,7 +149,7 @@ def _unlisted(
     them even when it was refused: that has its own problem already.
     """
     listed = model.contracts is not None
-    names = model.contracts if model.contracts is not None else _contracts_in(contracts_dir)
+    names = model.contracts if model.contracts is not None else globbed
     considered = {os.path.normpath(os.path.join(contracts_dir, name)) for name in names}
     folder = contract_path(contracts_dir, pack_dir, pack_dir.parent)
     line = yaml_reader.line_of(raw, ("contracts",)) if listed else None
@@ -294,15 +306,17 @@ def _plan(pack_file: Path, root: Root, selection: Selection) -> _Plan:
         raw = yaml_reader.load_yaml(pack_file, shown=shown)
         model: PackModel = validate(PackModel, raw if raw is not None else {}, shown)
         layout = _layout(model, raw, pack_dir, root, shown)
+        # the folder's contracts, listed once (without a `contracts` list: they are the run's)
+        globbed = _contracts_in(layout.contracts_dir) if model.contracts is None else []
         contract_files = _contract_files(
-            model, raw, layout.contracts_dir, root.path, shown, problems
+            model, raw, layout.contracts_dir, root.path, shown, problems, globbed
         )
         _check_redact(model.redact or [], raw, shown)
     except PackError as exc:
         problems += exc.problems()
         return plan
     if selection.everything:
-        problems += _unlisted(model, layout.contracts_dir, pack_dir, raw, shown)
+        problems += _unlisted(model, layout.contracts_dir, pack_dir, raw, shown, globbed)
     plan.contract_files = contract_files
     plan.chosen = [path for path in contract_files if selection.wants_contract(path)]
     plan.draft = _draft(model, pack_dir, root.path, layout)

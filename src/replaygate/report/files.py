@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import stat
 import sys
@@ -15,11 +16,18 @@ from replaygate.loading.files import named_path
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)  # Windows: no CRLF
 _owner: tuple[int, int] | None = None
+# A temporary name adds 19 bytes to the target's: a longer name gets a fixed one (a file
+# name is at most 255 bytes on the usual file systems).
+_LONGEST_NAME = 200
 
 
 def report_path(path: str, cwd: Path) -> Path:
-    """Where the report ``path`` goes: see loading.files.named_path."""
-    return named_path(path, cwd, "report")
+    """Where the report ``path`` goes: see loading.files.named_path. A path whose last part
+    is no file name (``.``, ``/``, ``..``) is refused: it can only name a folder."""
+    found = named_path(path, cwd, "report")
+    if found.name in ("", ".", ".."):
+        raise ReplayGateError(f"report {path!r} names a folder; give a file name")
+    return found
 
 
 def give_new_files_to(uid: int, gid: int) -> None:
@@ -56,7 +64,10 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
 
 
 def _temporary(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")  # not secrets: slow import
+    """A name beside ``path`` for its text until it is whole: its own name with a random
+    part (not secrets: a slow import), or, for a name too long to take more, a fixed one."""
+    name = path.name if len(os.fsencode(path.name)) <= _LONGEST_NAME else "replaygate"
+    return path.with_name(f".{name}.{os.urandom(6).hex()}.tmp")
 
 
 def _write_temporary(temp: Path, text: str | Iterable[str]) -> None:
@@ -75,9 +86,12 @@ def _cannot_write(path: Path, exc: OSError) -> ReplayGateError:
 
 def can_write_elsewhere(paths: Sequence[Path]) -> bool:
     """Whether these report files may be written at the same time, by several processes:
-    each is a file of its own (none is a device, a FIFO, or another one's target)."""
-    targets = {os.path.realpath(path) for path in paths}
-    return len(targets) == len(paths) and not any(_is_special(path) for path in paths)
+    each is a file of its own (none is a device, a FIFO, another one's target, or a folder
+    on the way to another: a helper creating it would change who fails)."""
+    targets = sorted(os.path.realpath(path) for path in paths)
+    nested = any(b.startswith(a.rstrip(os.sep) + os.sep) for a, b in itertools.pairwise(targets))
+    distinct = len(set(targets)) == len(paths)
+    return distinct and not nested and not any(_is_special(path) for path in paths)
 
 
 class WrittenElsewhere:
@@ -86,27 +100,31 @@ class WrittenElsewhere:
 
     The helper writes the temporary file; ``finish`` renames it over the target, so the
     file is replaced whole or not at all, as by ``write_atomic``. A helper that could not
-    be started, or that ended without an answer, costs only time: the report is then
-    written here. Leaving a ``with`` block before ``finish`` ends the helper and removes
-    what it wrote. Raises ReplayGateError as ``write_atomic`` does.
+    be started, could not write, or ended without an answer costs only time: the report
+    is then written here, so a failure is met and worded as without a helper. Leaving a
+    ``with`` block before ``finish`` ends the helper and removes what it wrote; a helper
+    stopped otherwise (its parent killed, a SIGTERM of its own) removes it itself.
     """
 
     def __init__(self, path: Path, render: Callable[[], str | Iterable[str]]) -> None:
         self._path, self._render = path, render
         self._temp = _temporary(path)
         try:
-            self._helper: Helper | None = Helper(self._write)
+            self._helper: Helper | None = Helper(self._write, undo=self._undo)
         except OSError:  # no process to be had: written here, by finish
             self._helper = None
 
-    def _write(self) -> tuple[str, ...]:
-        """In the helper: ("written",), or ("failed", the reason) with nothing left."""
+    def _write(self) -> bool:
+        """In the helper: whether the temporary file is written (if not, nothing is left)."""
         try:
             _write_temporary(self._temp, self._render())
-        except OSError as exc:
+        except OSError:
             _remove(self._temp)
-            return ("failed", str(_cannot_write(self._path, exc)))
-        return ("written",)
+            return False
+        return True
+
+    def _undo(self) -> None:
+        _remove(self._temp)
 
     def __enter__(self) -> WrittenElsewhere:
         return self
@@ -117,24 +135,23 @@ class WrittenElsewhere:
         _remove(self._temp)  # gone already once it is in place
 
     def finish(self) -> None:
-        """The report in place, once the helper is done."""
-        answer = self._helper.answer() if self._helper is not None else None
-        if answer == ("written",):
+        """The report in place, once the helper is done. Raises ReplayGateError."""
+        if self._helper is not None and self._helper.answer() is True:
             try:
                 os.replace(self._temp, self._path)
             except OSError as exc:
                 _remove(self._temp)
                 raise _cannot_write(self._path, exc) from None
             return
-        if type(answer) is tuple and len(answer) == 2 and answer[0] == "failed":
-            raise ReplayGateError(str(answer[1]))
-        _remove(self._temp)  # it ended before it said: whatever it wrote is not trusted
+        _remove(self._temp)  # whatever a helper without an answer wrote is not trusted
         write_atomic(self._path, self._render())
 
 
 def _remove(temp: Path) -> None:
-    """Remove what a failed write left; a path that never could be a file is no more trouble."""
-    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+    """Remove what a failed write left, as far as it can be: a path that never could be a
+    file, or a file system that refuses (read-only), is no more trouble than the error that
+    made the write fail, which is the one reported."""
+    with contextlib.suppress(OSError):
         temp.unlink()
 
 

@@ -31,6 +31,10 @@ _ENTRY_KEYS = {"result", "start", "end", "generation"}
 _CONTRACT_KEYS = {"env", "cases", "generation"}
 
 
+# What a case's result names: its pack's id, its contract's path in the pack and file, its id.
+Names = tuple[str, str, str, str]
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     """When an entry holds, in seconds since the epoch (None: no bound): a recording's age
@@ -87,19 +91,19 @@ class Store:
     _used_contracts: set[str] = field(default_factory=set)
     _added: bool = False
 
-    def get(self, key: str, now: float, *, order: int) -> CaseResult | None:
+    def get(self, key: str, now: float, *, order: int, names: Names) -> CaseResult | None:
         """The cached result for ``key`` placed at ``order``, or None (a miss)."""
-        result = self._decoded(key, now, order)
+        result = self._decoded(key, now, order, names)
         if result is None:
             self.misses += 1
         else:
             self.hit(key)
         return result
 
-    def peek(self, key: str, now: float, order: int) -> CaseResult | None:
+    def peek(self, key: str, now: float, order: int, names: Names) -> CaseResult | None:
         """The cached result for ``key`` placed at ``order``, neither counted nor kept: a
         contract's look-up before it is known which of its cases the run selects."""
-        return self._decoded(key, now, order)
+        return self._decoded(key, now, order, names)
 
     def has_all(self, keys: list[str]) -> bool:
         """Whether every one of ``keys`` has an entry (decoded or not when it is looked up)."""
@@ -127,13 +131,16 @@ class Store:
             self._added = True
         self._used_contracts.add(key)
 
-    def _decoded(self, key: str, now: float, order: int) -> CaseResult | None:
+    def _decoded(self, key: str, now: float, order: int, names: Names) -> CaseResult | None:
+        """The result under ``key`` when it holds at ``now`` and is the result of the case
+        ``names`` says: a key covers what a result names, so an entry that names another
+        case is not one this run stored, whatever put it there (a miss)."""
         entry = self.entries.get(key)
         if entry is None:
             return None
         try:
             found = _opened(entry)
-            if not _holds(found.start, found.end, now):
+            if not _holds(found.start, found.end, now) or _names(found.result) != names:
                 return None
             return built(found.result, order=order, duration_s=0.0)
         except (BadEntry, RecursionError, OverflowError):  # never a crash: a miss
@@ -227,6 +234,10 @@ def _plain(
         if _well_formed(key) and _shaped(found, keys):
             plain[key] = found
     return plain
+
+
+def _names(result: Result) -> Names:
+    return (result.pack, result.contract, result.contract_file, result.case_id)
 
 
 def _holds(start: float | None, end: float | None, now: float) -> bool:

@@ -98,7 +98,7 @@ class Result(Strict):
 
 
 # Each struct lists its type's fields in their order (a test holds it): a result is built
-# positionally. A CaseResult's fields past these are the run's (RUN_FIELDS).
+# positionally, with the run's own fields (RUN_FIELDS) put in their places.
 _FIELDS = Result.__struct_fields__
 _FAILURES, _NOTES, _ASSERTIONS = (_FIELDS.index(f) for f in ("failures", "notes", "assertions"))
 _DURATION = _FIELDS.index("known")  # duration_s sits before it in a CaseResult

@@ -9,6 +9,7 @@ path, its file and its cases: each hit's result carries the rest.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -20,7 +21,7 @@ from typing import Any, cast
 
 import msgspec
 
-from replaygate.engine.forking import Helper, can_fork, file_size, shares
+from replaygate.engine.forking import Helper, can_fork, file_size, held, orphaned, shares
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import MAX_YAML_BYTES, shown_path
 from replaygate.loading.pack import ContractLoader, Pack, contract_path, one_by_one, parse_contract
@@ -162,13 +163,14 @@ class WarmContracts:
         sizes = [file_size(path) for path, _ in items]
         ours, theirs = shares(sizes, [1 - HELPER_SHARE, HELPER_SHARE])
         rest = items[theirs[0] : theirs[1]]
-        try:
-            started = Helper(lambda: [self._hit_keys(path, pack) for path, pack in rest])
-        except OSError:  # no process to be had: the parent does it all
-            return one_by_one(self)(items)
-        with started:
+        with contextlib.ExitStack() as stack:
+            with held():  # a cancellation waits until the helper is registered to be ended
+                try:
+                    helper = stack.enter_context(Helper(lambda: self._all_hit_keys(rest)))
+                except OSError:  # no process to be had: the parent does it all
+                    return one_by_one(self)(items)
             outcomes = one_by_one(self)(items[ours[0] : ours[1]])
-            answer = started.answer()
+            answer = helper.answer()
         found: list[HitKeys | None] = answer if _answers(answer, len(rest)) else [None] * len(rest)
         return outcomes + one_by_one(self._known(found))(rest)
 
@@ -248,6 +250,15 @@ class WarmContracts:
         keys = self.keys.cases(pack_key, pack, contract, contract.env_names, raw)
         return self._hits(key, pack, contract, keys) if keys is not None else None
 
+    def _all_hit_keys(self, items: Sequence[Item]) -> list[HitKeys | None]:
+        """In the helper: ``_hit_keys`` of each item, in order (fewer when the parent is gone)."""
+        found = []
+        for path, pack in items:
+            if orphaned():
+                break
+            found.append(self._hit_keys(path, pack))
+        return found
+
     def _hit_keys(self, path: Path, pack: Pack) -> HitKeys | None:
         """In the helper: the keys of a contract whose entry and cases' results are all in
         the cache (the parent decodes them), else None (the parent loads it)."""
@@ -276,14 +287,18 @@ class WarmContracts:
     def _hits(self, key: str, pack: Pack, contract: Unparsed, keys: list[str]) -> Unparsed | None:
         """``contract`` with the results of its cases' ``keys`` kept for the look-up; None
         when one of them is not a hit."""
-        store = self.store()
-        results = [store.peek(k, self.now, self._order + n) for n, k in enumerate(keys)]
+        store, cases = self.store(), contract.golden_cases
+        named = (pack.pack_id, contract.path, contract.file)
+        results = [
+            store.peek(k, self.now, self._order + n, (*named, case.id))
+            for n, (k, case) in enumerate(zip(keys, cases, strict=True))
+        ]
         if None in results:
             return None
         store.keep_contract(key)
-        name = contract.path
-        for case, case_key, result in zip(contract.golden_cases, keys, results, strict=True):
-            self.found[(pack.directory, name, case.id)] = (case_key, cast(CaseResult, result))
+        for case, case_key, result in zip(cases, keys, results, strict=True):
+            found = cast(CaseResult, result)
+            self.found[(pack.directory, contract.path, case.id)] = (case_key, found)
         return contract
 
 

@@ -28,6 +28,7 @@ import replaygate
 from replaygate.errors import PackError
 from replaygate.loading.allowlist import ALLOWLIST_FILE
 from replaygate.loading.contract import Contract, GoldenCase
+from replaygate.loading.files import MAX_JSON_BYTES
 from replaygate.loading.fixtures import recording_name, recording_path
 from replaygate.loading.golden import input_base, plain
 from replaygate.loading.pack import Pack
@@ -354,14 +355,19 @@ def _read(path: str) -> bytes:
         found = os.fstat(handle)
         if not stat.S_ISREG(found.st_mode):
             raise OSError(f"{path}: not a regular file")
-        # one read for a file as large as it was: a regular file's read stops short only at
-        # its end; a file that grew since is read on to its end
+        if found.st_size > MAX_JSON_BYTES:  # the run refuses it unread: no key, judged
+            raise OSError(f"{path}: larger than a fixture or recording may be")
+        # one read for a file as large as it was (under 16 MiB: one read returns it whole, a
+        # regular file's read stopping short only at its end); a file that grew is read on
         data = os.read(handle, found.st_size + 1)
         if len(data) <= found.st_size:
             return data
-        chunks = [data]
-        while chunk := os.read(handle, 1 << 16):
+        chunks, size = [data], len(data)
+        while size <= MAX_JSON_BYTES and (chunk := os.read(handle, 1 << 16)):
             chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_JSON_BYTES:
+            raise OSError(f"{path}: larger than a fixture or recording may be")
         return b"".join(chunks)
     finally:
         os.close(handle)
