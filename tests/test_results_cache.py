@@ -975,7 +975,11 @@ RUN_HITS = """\
 import sys
 from replaygate import cli
 code = cli.main(["run", sys.argv[1], "--cache", sys.argv[2], "-q"])
-print(sorted(m for m in sys.modules if m.startswith("replaygate.engine")))
+# what only judging (or storing) needs: the engine, the fixture reader, the assertion
+# compiler and its regex module, importlib.metadata (the identity reads folder names)
+heavy = ("replaygate.engine", "replaygate.loading.fixtures", "replaygate.loading.recording",
+         "replaygate.assertions.assertion", "regex", "importlib.metadata")
+print(sorted(m for m in sys.modules if m.startswith(heavy)))
 raise SystemExit(code)
 """
 
@@ -987,6 +991,7 @@ def test_a_run_whose_every_case_hits_imports_no_engine(repo: Path, tmp_path: Pat
     argv = [sys.executable, "-c", RUN_HITS, str(repo / "packs"), str(tmp_path / "cache")]
     cold = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=tmp_path)
     assert "replaygate.engine.judge" in cold.stdout.splitlines()[-1]
+    assert "replaygate.loading.fixtures" in cold.stdout.splitlines()[-1]
     warm = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=tmp_path)
     # the fork helper alone, which judges nothing
     assert warm.stdout.splitlines()[-1] == str(["replaygate.engine", "replaygate.engine.forking"])

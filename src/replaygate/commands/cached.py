@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -20,7 +21,7 @@ from replaygate.results.cache_keys import Keys, code_identity
 from replaygate.results.model import CaseResult, Problem, RunResult
 
 if TYPE_CHECKING:  # the engine is imported only when a case is judged
-    from replaygate.engine.runner import CaseKey, Select, Source
+    from replaygate.engine.runner import CaseKey, Select
 
     Pending = dict[CaseKey, tuple[str, Pack, GoldenCase]]  # a miss: its key, pack and case
 
@@ -70,10 +71,11 @@ def run_cached(
     select: Select | None,
     *,
     jobs: int,
-    source: Source,
+    model: str | None,
 ) -> RunResult:
     """The run of ``loaded`` (its contracts loaded by ``warm``), with the cached results of
-    unchanged cases; the cache file rewritten when that changes it."""
+    unchanged cases, the others' inputs read for ``model`` (``--model``); the cache file
+    rewritten when that changes it."""
     refuse_inside_repository(folder, loaded, Path.cwd())
     clock = time.perf_counter()
     store = warm.store()
@@ -82,7 +84,9 @@ def run_cached(
         rest = RunResult((), loaded.problems, tuple(p.summary for p in loaded.packs))
     else:
         from replaygate.engine.runner import run_packs
+        from replaygate.loading.fixtures import load_case_input
 
+        source = functools.partial(load_case_input, model=model)
         rest = run_packs(
             loaded, env, lambda key: key not in hits and (select is None or select(key)),
             jobs=jobs, source=source,

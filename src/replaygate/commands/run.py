@@ -175,15 +175,13 @@ def _run_recorded(args: argparse.Namespace, shard: Shard | None) -> tuple[Loaded
 def _run_cached(args: argparse.Namespace, shard: Shard | None) -> tuple[Loaded, RunResult]:
     """``--cache``: unchanged contracts known from the cache, their cases' results too."""
     from replaygate.commands.cached import run_cached, warm_contracts
-    from replaygate.loading.fixtures import load_case_input
 
     jobs = args.jobs or _default_jobs()
     warm = warm_contracts(args.cache, dict(os.environ), args.model, jobs)
     loaded = load_named(args, warm.batch)
-    source = functools.partial(load_case_input, model=args.model)
     select = _selected(loaded, shard)
     env = dict(os.environ)
-    result = run_cached(args.cache, warm, loaded, env, select, jobs=jobs, source=source)
+    result = run_cached(args.cache, warm, loaded, env, select, jobs=jobs, model=args.model)
     return loaded, result
 
 

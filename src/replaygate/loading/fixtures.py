@@ -16,7 +16,7 @@ from replaygate.loading import files, folders, json_reader, traces
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixture_keys import key_problems
-from replaygate.loading.golden import input_base
+from replaygate.loading.golden import input_base, recording_name
 from replaygate.loading.models import (
     FIXTURE_KEYS,
     RECORDED_KEYS,
@@ -34,8 +34,6 @@ from replaygate.loading.pack import Pack
 from replaygate.loading.recording import Recording, age_days, parse_recording, staleness
 from replaygate.loading.targets import CASE_SEPARATOR
 from replaygate.results.model import Problem
-
-RECORDING_SUFFIX = ".recording.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,12 +81,6 @@ def _fixture_path(pack: Pack, input_ref: str, file: str, line: int | None) -> Pa
 def fixture_path(pack: Pack, contract: Contract, case: GoldenCase) -> Path:
     """The fixture a golden case names. Raises PackError when it leaves its directory."""
     return _fixture_path(pack, case.input_ref, contract.file, case.line)
-
-
-def recording_name(input_ref: str) -> str:
-    """The sidecar recording's name within the recordings directory."""
-    ref = input_ref.replace("\\", "/")
-    return (ref[: -len(".json")] if ref.endswith(".json") else ref) + RECORDING_SUFFIX
 
 
 def recording_path(pack: Pack, input_ref: str) -> tuple[Path, str]:

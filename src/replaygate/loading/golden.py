@@ -1,4 +1,5 @@
-"""The golden directories: where a case's input_ref points, and fixtures no case names."""
+"""The golden directories: where a case's input_ref points and its recording's name, and
+fixtures no case names (light: a warm cached run keys cases with it)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:  # pack.py imports this module to check a loaded pack
 
 NEGATIVE_PREFIX = "negative/"
 FIXTURE_SUFFIX = ".json"
+RECORDING_SUFFIX = ".recording.json"
 _NOT_PLAIN = frozenset("/\\:")
 
 
@@ -30,6 +32,12 @@ def joined(folder: str, name: str) -> str:
     if plain(name) and folder[-1:] != os.sep:
         return folder + os.sep + name
     return os.path.normpath(os.path.join(folder, name))
+
+
+def recording_name(input_ref: str) -> str:
+    """The sidecar recording's name within the recordings directory."""
+    ref = input_ref.replace("\\", "/")
+    return (ref[: -len(".json")] if ref.endswith(".json") else ref) + RECORDING_SUFFIX
 
 
 def input_base(ref: str, golden_dir: Path, negative_dir: Path) -> tuple[Path, str]:

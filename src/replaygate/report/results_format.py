@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from importlib import resources
 from typing import TYPE_CHECKING, Any, cast
 
 from replaygate.report.escape import truncate
@@ -28,6 +27,8 @@ _KINDS = {
 
 @functools.cache
 def schema() -> dict[str, Any]:
+    from importlib import resources  # with tempfile and random, 3 ms: only a reader needs it
+
     text = resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded

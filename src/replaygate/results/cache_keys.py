@@ -29,10 +29,8 @@ from replaygate.errors import PackError
 from replaygate.loading.allowlist import ALLOWLIST_FILE
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import MAX_JSON_BYTES
-from replaygate.loading.fixtures import recording_name, recording_path
-from replaygate.loading.golden import input_base, plain
+from replaygate.loading.golden import input_base, plain, recording_name
 from replaygate.loading.pack import Pack
-from replaygate.loading.recording import parse_recording
 from replaygate.loading.targets import PACK_FILE
 from replaygate.results.cache import CACHE_FORMAT, Window
 
@@ -294,6 +292,10 @@ def age_window(pack: Pack, case: GoldenCase, started: float, finished: float) ->
     """When the result of a case judged between ``started`` and ``finished`` holds: its
     recording's age warning (loading/fixtures.py) appears past recordings.max_age_days and
     names the age in days. None: the age changed during the run, or cannot be told."""
+    # what a run that stores a result reads: a warm run stores none, and imports neither
+    from replaygate.loading.fixtures import recording_path
+    from replaygate.loading.recording import parse_recording
+
     try:
         path, shown = recording_path(pack, case.input_ref)
     except PackError:  # the case errored, and is not stored anyway
