@@ -1215,3 +1215,27 @@ def test_a_fixture_too_large_to_read_is_judged_cached_as_uncached(
         code, shown, counts = run(capsys, str(repo / "packs"), cache=cache)
         assert (code, shown) == expected[:2]
         assert counts == {"hits": hits, "misses": 1 - hits, "uncached": 1}
+
+
+def test_a_cached_run_loads_without_collecting_and_collects_again_after(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """What a warm run loads (contracts, thousands of results) lives to its end: the
+    collector, which would only scan it, is off meanwhile, and on again after."""
+    import gc
+
+    from replaygate.results import cache_contracts
+
+    seen: list[bool] = []
+    batch = cache_contracts.WarmContracts.batch
+
+    def watched(self: Any, items: Any) -> Any:
+        seen.append(gc.isenabled())
+        return batch(self, items)
+
+    monkeypatch.setattr(cache_contracts.WarmContracts, "batch", watched)
+    assert gc.isenabled()
+    assert run(capsys, str(repo / "packs"), cache=tmp_path / "cache")[0] == 0
+    assert seen == [False]
+    assert gc.isenabled()

@@ -94,18 +94,28 @@ def main(args: argparse.Namespace) -> int:
     # the process: collecting while it is built finds nothing (long_lived then freezes it).
     # A cached run imports the cache's modules instead: one that judges no case never needs
     # the engine, whose import is a tenth of a warm run.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with uncollected():
         cached = args.cache is not None
         importlib.import_module(
             "replaygate.commands.cached" if cached else "replaygate.engine.forked"
         )
-    finally:
-        if collecting:
-            gc.enable()
     with long_lived():
         return _main(args)
+
+
+@contextlib.contextmanager
+def uncollected() -> Iterator[None]:
+    """No collection while the block builds what lives to the run's end (modules, a cached
+    run's contracts and results): a collection would only scan it. Frozen at the end: no
+    later collection scans it either."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
 
 
 @contextlib.contextmanager
@@ -178,7 +188,8 @@ def _run_cached(args: argparse.Namespace, shard: Shard | None) -> tuple[Loaded, 
 
     jobs = args.jobs or _default_jobs()
     warm = warm_contracts(args.cache, dict(os.environ), args.model, jobs)
-    loaded = load_named(args, warm.batch)
+    with uncollected():  # a warm run decodes thousands of results: 3-5% of it in collections
+        loaded = load_named(args, warm.batch)
     select = _selected(loaded, shard)
     env = dict(os.environ)
     result = run_cached(args.cache, warm, loaded, env, select, jobs=jobs, model=args.model)
