@@ -7,6 +7,7 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -178,3 +179,43 @@ def test_a_helper_whose_parent_is_killed_outright_sees_it(tmp_path: Path) -> Non
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(marker.read_text()), signal.SIGKILL)
     assert stopped.read_text() == "stopped"
+
+
+def test_a_helper_signalled_after_it_answered_undoes_nothing(tmp_path: Path) -> None:
+    """Once its answer is on its way, the parent acts on it (renames the file): a SIGTERM of
+    the helper's own must not take it back."""
+    undone = tmp_path / "undone"
+
+    def work() -> str:
+        write = os.write
+
+        def write_then_signalled(fd: int, data: Any) -> int:
+            written = write(fd, data)
+            os.kill(os.getpid(), signal.SIGTERM)  # as if sent to the helper alone, now
+            return written
+
+        os.write = write_then_signalled  # in the helper only: it is a forked process
+        return "done"
+
+    answer = forking.Helper(work, undo=lambda: undone.write_text("undone")).answer()
+    assert answer == "done"
+    assert not undone.exists()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="lists descriptors in /proc")
+def test_a_helper_holds_no_other_helpers_pipe(tmp_path: Path) -> None:
+    """Else a helper's answer would meet an open pipe after its parent is gone (a later
+    helper holding it), and never learn that nobody will read it."""
+    with forking.Helper(lambda: time.sleep(GUARD_S)) as first:
+        theirs = os.fstat(first._readable)
+
+        def open_pipes() -> list[tuple[int, int]]:
+            found = []
+            for name in os.listdir("/proc/self/fd"):
+                with contextlib.suppress(OSError):
+                    info = os.fstat(int(name))
+                    found.append((info.st_dev, info.st_ino))
+            return found
+
+        seen = forking.Helper(open_pipes).answer()
+    assert seen and (theirs.st_dev, theirs.st_ino) not in [tuple(pair) for pair in seen]

@@ -1239,3 +1239,35 @@ def test_a_cached_run_loads_without_collecting_and_collects_again_after(
     assert run(capsys, str(repo / "packs"), cache=tmp_path / "cache")[0] == 0
     assert seen == [False]
     assert gc.isenabled()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forking is POSIX")
+def test_without_a_helper_process_the_load_can_still_be_cancelled(
+    helped: tuple[Path, list[Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """A fork refused (a full process table) leaves the parent to load every contract, with
+    Ctrl-C and SIGTERM taken as ever: none held while it loads."""
+    import signal
+
+    from replaygate.results import cache_contracts
+
+    root, _ = helped
+    packs, cache = str(root / "packs"), tmp_path / "cache"
+    run(capsys, packs, "--jobs", "1", cache=cache)
+    expected = run(capsys, packs, "--jobs", "1", cache=cache)
+
+    def refused(self: Any, work: Any, undo: Any = None) -> None:
+        raise BlockingIOError("Resource temporarily unavailable")
+
+    held: list[set[int]] = []
+    load = cache_contracts.WarmContracts.__call__
+
+    def watched(self: Any, path: Path, pack: Any) -> Any:
+        held.append(set(signal.pthread_sigmask(signal.SIG_BLOCK, set())))
+        return load(self, path, pack)
+
+    monkeypatch.setattr(cache_contracts.Helper, "__init__", refused)
+    monkeypatch.setattr(cache_contracts.WarmContracts, "__call__", watched)
+    assert run(capsys, packs, "--jobs", "2", cache=cache) == expected
+    assert held == [set()] * HELPED

@@ -54,6 +54,9 @@ def flush_output() -> None:
 
 _CANCEL = {signal.SIGINT, signal.SIGTERM}  # the signals that cancel a run
 _PARENT: list[int] = []  # in a helper: the pid of the process it answers
+# In a parent: the read ends of its helpers' pipes, closed in each later helper, so that a
+# helper's answer meets a closed pipe once its parent is gone, whatever other helpers run.
+_READ_ENDS: set[int] = set()
 
 
 class Helper:
@@ -72,6 +75,7 @@ class Helper:
         given: its parent is gone, or it was told to stop by a signal of its own."""
         flush_output()
         readable, writable = os.pipe()
+        parent = os.getpid()
         with held():
             try:
                 pid = os.fork()
@@ -81,11 +85,14 @@ class Helper:
                 raise
             if pid == 0:  # the helper
                 try:
-                    os.close(readable)
+                    for fd in (readable, *_READ_ENDS):
+                        os.close(fd)
+                    _PARENT[:] = [parent]
                     _serve(work, undo, writable)
                 finally:
                     os._exit(1)
         os.close(writable)
+        _READ_ENDS.add(readable)
         self._pid: int | None = pid
         self._readable = readable
 
@@ -113,6 +120,7 @@ class Helper:
         if self._pid is None:
             return
         pid, self._pid = self._pid, None
+        _READ_ENDS.discard(self._readable)
         os.close(self._readable)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
@@ -145,7 +153,6 @@ def _serve(work: Callable[[], Any], undo: Callable[[], None] | None, writable: i
     of the parent's clean-up (its buffers, its atexit handlers are not the helper's)."""
     code = 1
     try:
-        _PARENT[:] = [os.getppid()]
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
         signal.signal(signal.SIGTERM, _stopped)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _CANCEL)
@@ -155,6 +162,8 @@ def _serve(work: Callable[[], Any], undo: Callable[[], None] | None, writable: i
         # Python's streams too: they may write to a descriptor of their own (a test's capture)
         sys.stdout = sys.stderr = open(nowhere, "w", closefd=False)  # noqa: SIM115
         data = memoryview(marshal.dumps(work()))
+        # answering: a signal from now on must not undo what the parent is told is done
+        signal.pthread_sigmask(signal.SIG_BLOCK, _CANCEL)
         while data:  # a parent gone: BrokenPipeError
             data = data[os.write(writable, data) :]
         code = 0

@@ -139,10 +139,12 @@ class WrittenElsewhere:
         if self._helper is not None and self._helper.answer() is True:
             try:
                 os.replace(self._temp, self._path)
+                return
+            except FileNotFoundError:  # gone since (removed by hand?): written here, below
+                pass
             except OSError as exc:
                 _remove(self._temp)
                 raise _cannot_write(self._path, exc) from None
-            return
         _remove(self._temp)  # whatever a helper without an answer wrote is not trusted
         write_atomic(self._path, self._render())
 

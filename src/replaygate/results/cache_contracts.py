@@ -167,8 +167,10 @@ class WarmContracts:
             with held():  # a cancellation waits until the helper is registered to be ended
                 try:
                     helper = stack.enter_context(Helper(lambda: self._all_hit_keys(rest)))
-                except OSError:  # no process to be had: the parent does it all
-                    return one_by_one(self)(items)
+                except OSError:  # no process to be had: the parent does it all (below)
+                    helper = None
+            if helper is None:
+                return one_by_one(self)(items)
             outcomes = one_by_one(self)(items[ours[0] : ours[1]])
             answer = helper.answer()
         found: list[HitKeys | None] = answer if _answers(answer, len(rest)) else [None] * len(rest)
