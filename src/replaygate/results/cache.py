@@ -43,9 +43,6 @@ class Window:
     start: float | None = None
     end: float | None = None
 
-    def holds(self, now: float) -> bool:
-        return (self.start is None or self.start <= now) and (self.end is None or now < self.end)
-
 
 class _Entry(Strict):
     """A result's entry, decoded when its key is looked up."""
@@ -241,8 +238,8 @@ def _names(result: Result) -> Names:
 
 
 def _holds(start: float | None, end: float | None, now: float) -> bool:
-    """Whether an entry's window holds at ``now`` (Window.holds, for the bounds as read: a
-    warm run checks thousands). Raises BadEntry for a bound that is not a finite float."""
+    """Whether the window an entry's bounds make (a Window as stored) holds at ``now``: from
+    its start, until before its end. Raises BadEntry for a bound that is not a finite float."""
     for bound in (start, end):
         if bound is not None and (type(bound) is not float or not math.isfinite(bound)):
             raise BadEntry("not a time")
