@@ -20,12 +20,12 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
+from replaygate.core.model import CaseResult, Failure, PackSummary, RunResult, Status
 from replaygate.report.json import json_chunks
 from replaygate.report.junit import junit_chunks
 from replaygate.report.junit_family import JunitFamily
 from replaygate.report.markdown import render_markdown
 from replaygate.report.text import render_text
-from replaygate.results.model import CaseResult, Failure, PackSummary, RunResult, Status
 
 CASES_PER_CONTRACT = 10
 CONTRACTS_PER_PACK = 100

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from packbuilder import fixture, make_pack
+from replaygate.core.model import CaseResult, Failure, Status
 from replaygate.engine.runner import run_packs
 from replaygate.loading.pack import load_packs
-from replaygate.results.model import CaseResult, Failure, Status
 
 CONTRACT = """\
 tool: multi_tool_call

@@ -6,7 +6,7 @@ import math
 
 from hypothesis import strategies as st
 
-from replaygate.results.model import (
+from replaygate.core.model import (
     AssertionOutcome,
     AssertionStatus,
     Capture,

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine_results import engine_cases, engine_failure
-from replaygate.results.model import CaseResult, Failure, PackSummary, Problem, RunResult, Status
+from replaygate.core.model import CaseResult, Failure, PackSummary, Problem, RunResult, Status
 
 FILE = "packs/demo/contracts/triage.yaml"
 

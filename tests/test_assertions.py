@@ -13,7 +13,7 @@ from replaygate.assertions.assertion import (
     evaluate_assertion,
 )
 from replaygate.assertions.values import EmbeddedJson
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 
 ARGS = EmbeddedJson({"location": "SF", "days": 3}, '{"location":"SF","days":3}')
 RESPONSE: dict[str, Any] = {

@@ -9,7 +9,8 @@ import pytest
 
 from packbuilder import make_pack
 from replaygate.cli import main
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.model import Status
 from replaygate.results.baseline import (
     apply_baseline,
     baseline_entries,
@@ -17,7 +18,6 @@ from replaygate.results.baseline import (
     load_entries,
     render_baseline,
 )
-from replaygate.results.model import Status
 from sample_results import case, failed, result
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from replaygate.core.model import PRECEDENCE, Failure, Status, rank
 from replaygate.engine.classify import primary
 from replaygate.github.annotations import importance
-from replaygate.results.model import PRECEDENCE, Failure, Status, rank
 from sample_results import case, failed
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "contracts.md"

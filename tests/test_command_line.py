@@ -317,8 +317,8 @@ def test_counts_are_singular_for_one(tmp_path: Path) -> None:
 
 
 def test_the_exit_codes_agree_in_errors_help_readme_and_the_action_docs() -> None:
-    from replaygate import errors
     from replaygate.cli import EPILOG
+    from replaygate.core import errors
 
     root = Path(__file__).resolve().parents[1]
     codes = {value for name, value in vars(errors).items() if name.startswith("EXIT_")}

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from replaygate.assertions.assertion import Assertion, compile_assertion, evaluate_assertion
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.yaml_reader import parse_yaml
 
 CALLS = {

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from replaygate.errors import PackError, where
-from replaygate.results.model import Problem
+from replaygate.core.errors import PackError
+from replaygate.core.model import Problem
+from replaygate.core.places import where
 
 
 def test_a_place_is_file_colon_line_or_the_file_alone() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.files import (
     MAX_YAML_BYTES,
     find_repository_root,

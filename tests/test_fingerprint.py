@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from replaygate.core.fingerprint import DIGITS, fingerprint, is_fingerprint
 from replaygate.report.results_format import schema
-from replaygate.results.fingerprint import DIGITS, fingerprint, is_fingerprint
 
 PARTS = (
     "starter",

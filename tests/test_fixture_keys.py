@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbuilder import fixture, make_pack
+from replaygate.core.model import CaseResult, Status
 from replaygate.engine.runner import run_packs
 from replaygate.loading.fixture_keys import key_problems
 from replaygate.loading.models import (
@@ -25,7 +26,6 @@ from replaygate.loading.models import (
     version_problem,
 )
 from replaygate.loading.pack import load_packs
-from replaygate.results.model import CaseResult, Status
 from test_pack_loading import NOW
 
 WRAPPED_TOOL = {

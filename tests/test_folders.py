@@ -11,7 +11,7 @@ import pytest
 
 from packbuilder import fixture, make_pack
 from replaygate import cli
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading import files, folders
 from replaygate.loading.fixtures import CaseInput, load_input
 from replaygate.loading.pack import Pack, load_packs

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from packbuilder import CONTRACT, fixture, make_pack
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.fixtures import load_case_input
 from replaygate.loading.pack import load_contract, load_packs
 

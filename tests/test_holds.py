@@ -16,8 +16,8 @@ from replaygate.assertions.assertion import Assertion, compile_assertion, evalua
 from replaygate.assertions.holds import holds
 from replaygate.assertions.operators import OPERATORS
 from replaygate.assertions.values import EmbeddedJson, short, strict_equal
+from replaygate.core.errors import PackError
 from replaygate.engine.matching import match_any_order, match_calls
-from replaygate.errors import PackError
 from replaygate.loading.yaml_reader import parse_yaml
 
 ENV = {"A": "x"}

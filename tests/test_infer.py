@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from replaygate.cli import main
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.inference import merge as merge_module
 from replaygate.inference.learn import Sample, Tier, infer, tier
 from replaygate.inference.merge import merge

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading import json_reader, normalize
 from replaygate.loading.files import MAX_DEPTH
 from replaygate.loading.json_reader import NEEDS_STRICT, fast_value, parse_json, strict_json

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.json_reader import load_json
 from replaygate.loading.normalize import normalize_response
 from replaygate.report.json import read_results

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from packbuilder import CONTRACT, fixture, make_pack
+from replaygate.core.model import CaseResult, Status
 from replaygate.engine.runner import run_packs
 from replaygate.loading.pack import load_packs
-from replaygate.results.model import CaseResult, Status
 
 NOW = datetime(2026, 11, 26, tzinfo=UTC)
 

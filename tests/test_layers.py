@@ -16,13 +16,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # Lowest first. A module belongs to the longest prefix that names it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # the shared vocabulary: the version, the error type, result data and its fingerprints
-    (
-        "replaygate",
-        "replaygate.errors",
-        "replaygate.results.model",
-        "replaygate.results.fingerprint",
-        "replaygate.numerals",
-    ),
+    ("replaygate", "replaygate.core"),
     ("replaygate.assertions",),  # the assertion language: values, JSONPath, the operator table
     # files -> validated, compiled packs, contracts and case inputs; other tools' files (formats)
     ("replaygate.loading", "replaygate.loading.formats"),

@@ -14,10 +14,10 @@ import pytest
 
 from packbuilder import CONTRACT, fixture, make_pack
 from replaygate.cli import main
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.model import Problem, RunResult, Status
 from replaygate.report.json import load_results, render_json
 from replaygate.results.merge import merge_results
-from replaygate.results.model import Problem, RunResult, Status
 from sample_results import case, failed, result
 
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from replaygate.numerals import retry_after_seconds, whole_number, whole_or_none
+from replaygate.core.numerals import retry_after_seconds, whole_number, whole_or_none
 
 LIMIT = sys.get_int_max_str_digits()  # 0: none
 TOO_LONG = "9" * (LIMIT + 1)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from packbuilder import CONTRACT, fixture, make_pack
+from replaygate.core.model import Status
 from replaygate.engine.runner import run_packs
 from replaygate.loading.pack import load_packs
-from replaygate.results.model import Status
 
 NOW = datetime(2026, 11, 26, tzinfo=UTC)
 

@@ -606,7 +606,7 @@ def test_a_key_no_header_can_carry_stops_before_any_request(
 def test_a_write_that_fails_midway_leaves_the_old_recording_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from replaygate.errors import ReplayGateError
+    from replaygate.core.errors import ReplayGateError
     from replaygate.providers.redact import Redactor
     from replaygate.providers.store import write_recording
     from replaygate.report import files

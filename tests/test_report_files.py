@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from cancelling import GUARD_S, wait_until_gone
-from replaygate.errors import ReplayGateError
+from replaygate.core.errors import ReplayGateError
 from replaygate.report.files import report_path, write_atomic
 
 

@@ -18,14 +18,7 @@ import pytest
 
 from packbuilder import fixture, make_pack
 from replaygate import cli
-from replaygate.loading.identity import request_identity
-from replaygate.loading.pack import load_pack
-from replaygate.loading.roots import Root
-from replaygate.providers.redact import Redactor
-from replaygate.providers.store import recording_document, write_recording
-from replaygate.results import cache_codec, cache_keys
-from replaygate.results.cache import CACHE_FILE, KEEP_RUNS, Store, Window, load_store
-from replaygate.results.model import (
+from replaygate.core.model import (
     AssertionOutcome,
     AssertionStatus,
     Capture,
@@ -34,6 +27,13 @@ from replaygate.results.model import (
     Problem,
     Status,
 )
+from replaygate.loading.identity import request_identity
+from replaygate.loading.pack import load_pack
+from replaygate.loading.roots import Root
+from replaygate.providers.redact import Redactor
+from replaygate.providers.store import recording_document, write_recording
+from replaygate.results import cache_codec, cache_keys
+from replaygate.results.cache import CACHE_FILE, KEEP_RUNS, Store, Window, load_store
 from sample_results import case as sample_case
 from sample_results import failure as sample_failure
 from sample_results import result as sample_result

@@ -11,7 +11,7 @@ from replaygate.assertions.trace import Trace, TraceCall, Turn, Usage
 from replaygate.assertions.trace_assertions import KEYWORDS, Verdict
 from replaygate.assertions.trace_compile import TraceAssertion, compile_trace_assertions
 from replaygate.assertions.trace_match import Rule
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.yaml_reader import parse_yaml
 
 

@@ -8,10 +8,10 @@ from typing import Any
 
 from packbuilder import make_pack
 from replaygate.cli import main
+from replaygate.core.fingerprint import fingerprint
 from replaygate.report.junit import render_junit
 from replaygate.report.markdown import render_markdown
 from replaygate.report.text import render_text
-from replaygate.results.fingerprint import fingerprint
 
 CONTRACT = """\
 tool: multi_tool_call

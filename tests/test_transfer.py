@@ -8,10 +8,7 @@ import pickle
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replaygate.engine.collector import CaseContext
-from replaygate.engine.transfer import compact, rebuild
-from replaygate.loading.contract import GoldenCase, trace_only_contract
-from replaygate.results.model import (
+from replaygate.core.model import (
     AssertionOutcome,
     AssertionStatus,
     Capture,
@@ -20,6 +17,9 @@ from replaygate.results.model import (
     Problem,
     Status,
 )
+from replaygate.engine.collector import CaseContext
+from replaygate.engine.transfer import compact, rebuild
+from replaygate.loading.contract import GoldenCase, trace_only_contract
 
 text = st.text(max_size=8)
 maybe_text = st.none() | text

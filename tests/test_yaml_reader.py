@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading import yaml_reader
 from replaygate.loading.files import MAX_DEPTH
 from replaygate.loading.json_reader import load_json, parse_json

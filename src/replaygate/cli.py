@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from replaygate import __version__
-from replaygate.errors import EXIT_BUG, ReplayGateError, UsageError
+from replaygate.core.errors import EXIT_BUG, ReplayGateError, UsageError
 
 COMMANDS = ("run", "validate", "merge", "baseline", "infer", "hash", "record")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from replaygate.core.model import Problem, Status
 from replaygate.github import annotations as notes
 from replaygate.github.annotations import Level, collect, select, workspace_path
-from replaygate.results.model import Problem, Status
 from sample_results import case, failed, result
 
 

@@ -11,10 +11,10 @@ from runner_oracle import effective, runner_outputs
 
 from fake_github import BOT, FakeGitHub, not_accessible, secondary_rate_limit
 from replaygate.cli import build_parser
+from replaygate.core.model import RunResult, Status
 from replaygate.github.comment import MARKER
 from replaygate.github.publish import SUMMARY_LIMIT, PublishOptions, publish, publish_options
 from replaygate.results.baseline import load_baseline
-from replaygate.results.model import RunResult, Status
 from replaygate.results.verdict import FailOn
 from sample_results import case, failed, result
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from engine_results import engine_cases, engine_failure
-from replaygate.results.model import (
+from replaygate.core.model import (
     CaseResult,
     Failure,
     PackSummary,

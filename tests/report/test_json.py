@@ -17,10 +17,10 @@ import pytest
 from packbuilder import fixture, make_pack
 from replaygate import __version__
 from replaygate.cli import main
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.model import CaseResult, Failure, Problem, RunResult, Status
 from replaygate.report.json import json_chunks, load_results, render_json
 from replaygate.report.results_format import schema
-from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
 SCHEMA = schema()
 

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hostile_results import cases, results
+from replaygate.core.model import CaseResult, RunResult, Status
 from replaygate.report import json as json_report
 from replaygate.report.json import render_json
 from replaygate.report.json_case import ENCODER, case_object, case_text
-from replaygate.results.model import CaseResult, RunResult, Status
 
 
 def encoded(case: CaseResult) -> str | None:

@@ -13,10 +13,10 @@ import junit_xml
 import pytest
 import xmlschema
 
+from replaygate.core.model import CaseResult, Failure, Problem, RunResult, Status
 from replaygate.report.escape import xml_safe
 from replaygate.report.junit import PROBLEMS_SUITE, classname, junit_chunks, render_junit
 from replaygate.report.junit_family import JunitFamily
-from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
 # Jenkins xunit-plugin's junit-10.xsd as upstream has it (tests/data/README.md says where from).
 XSD = xmlschema.XMLSchema(Path(__file__).parents[1] / "data" / "junit-10.xsd")

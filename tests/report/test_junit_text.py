@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hostile_results import LINE, TEXT, results
+from replaygate.core.model import RunResult
 from replaygate.report import junit
 from replaygate.report.junit import render_junit
 from replaygate.report.junit_family import JunitFamily
 from replaygate.report.junit_text import element_text
-from replaygate.results.model import RunResult
 
 OPTIONAL = st.none() | TEXT
 

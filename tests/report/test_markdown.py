@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
+from replaygate.core.model import CaseResult, Failure, Problem, RunResult, Status
 from replaygate.report.markdown import render_markdown
-from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
 MIB = 1024 * 1024
 NOTE = re.compile(r"\*\*Report cut to fit:\*\* (.*) not shown(; see .*)?\.")

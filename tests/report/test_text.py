@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from replaygate.core.model import CaseResult, Failure, Problem, RunResult, Status
 from replaygate.report.text import render_text
-from replaygate.results.model import CaseResult, Failure, Problem, RunResult, Status
 
 
 def test_mixed_run_reads_problems_failures_skips_then_totals(mixed: RunResult) -> None:

@@ -11,7 +11,7 @@ from replaygate.assertions.jsonpath import CompiledPath, PathTooBroad, compile_p
 from replaygate.assertions.mismatch import Env, Mismatch, MismatchKind
 from replaygate.assertions.operators import MODIFIERS, OPERATORS, CheckError, Operator, Sees
 from replaygate.assertions.values import short, suggestion, yaml_reading
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 
 _NONE: Mapping[Any, str] = {}  # no surprises: a mapping or list not read from YAML
 

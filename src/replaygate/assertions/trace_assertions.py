@@ -21,7 +21,7 @@ from replaygate.assertions.trace_match import (
 )
 from replaygate.assertions.trace_paths import allowed_prefixes, escape, path_inputs
 from replaygate.assertions.values import short
-from replaygate.results.model import Capture, Classification
+from replaygate.core.model import Capture, Classification
 
 QUESTION_TOOLS = frozenset({"AskUserQuestion", "Questions"})
 DEFAULT_CAPTURE_CHARS = 2000

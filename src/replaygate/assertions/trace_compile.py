@@ -10,7 +10,7 @@ from replaygate.assertions.trace import Trace
 from replaygate.assertions.trace_assertions import COMMON_FIELDS, KEYWORDS, Verdict
 from replaygate.assertions.trace_fields import Spec
 from replaygate.assertions.values import is_number, short, suggestion
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 
 
 @dataclass(frozen=True, slots=True)

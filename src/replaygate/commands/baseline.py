@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from replaygate.errors import EXIT_OK
+from replaygate.core.errors import EXIT_OK
 
 
 def add_parser(sub: Any) -> None:

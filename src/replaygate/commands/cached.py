@@ -10,7 +10,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from replaygate.errors import ReplayGateError, UsageError
+from replaygate.core.errors import ReplayGateError, UsageError
+from replaygate.core.model import CaseResult, Problem, RunResult
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import find_repository_root
 from replaygate.loading.pack import Loaded, Pack
@@ -18,7 +19,6 @@ from replaygate.report.files import write_atomic
 from replaygate.results.cache import CACHE_FILE, Store
 from replaygate.results.cache_contracts import Unparsed, WarmContracts
 from replaygate.results.cache_keys import Keys, code_identity
-from replaygate.results.model import CaseResult, Problem, RunResult
 
 if TYPE_CHECKING:  # the engine is imported only when a case is judged
     from replaygate.engine.runner import CaseKey, Select

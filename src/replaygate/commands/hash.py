@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.commands.options import add_case_targets
-from replaygate.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
+from replaygate.core.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
 
 
 def add_parser(sub: Any) -> None:
@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
 
 def _fixtures(selected: list[Any]) -> tuple[dict[Path, str], list[str]]:
     """Each fixture the cases name, once, with its shown path; and fixtures that cannot be found."""
-    from replaygate.errors import PackError
+    from replaygate.core.errors import PackError
     from replaygate.loading.files import shown_path
     from replaygate.loading.fixtures import fixture_path
 
@@ -45,7 +45,7 @@ def _fixtures(selected: list[Any]) -> tuple[dict[Path, str], list[str]]:
 
 def _update(path: Path, shown: str, check: bool) -> str | None:
     """What is out of date in one fixture (None: nothing); rewrites it unless ``check``."""
-    from replaygate.errors import PackError
+    from replaygate.core.errors import PackError
     from replaygate.loading.boundary import boundary_changes, with_changes
     from replaygate.loading.json_reader import load_json
     from replaygate.loading.normalize import FixtureShapeError
@@ -69,7 +69,7 @@ def _update(path: Path, shown: str, check: bool) -> str | None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from replaygate.errors import PackError
+    from replaygate.core.errors import PackError
     from replaygate.loading.selection import select_cases
     from replaygate.report.escape import terminal_safe
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from replaygate.errors import EXIT_OK, ReplayGateError
+from replaygate.core.errors import EXIT_OK, ReplayGateError
 
 if TYPE_CHECKING:
     from replaygate.inference.learn import Inferred

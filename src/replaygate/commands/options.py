@@ -17,8 +17,9 @@ from replaygate.commands.output import (
     stdout_report,
     wants_color,
 )
+from replaygate.core.errors import EXIT_CONFIG, ReplayGateError
+from replaygate.core.model import RunResult
 from replaygate.engine.forking import can_fork, held
-from replaygate.errors import EXIT_CONFIG, ReplayGateError
 from replaygate.github.env import DEFAULT_AUTHOR
 from replaygate.loading.files import named_path
 from replaygate.report.files import (
@@ -28,7 +29,6 @@ from replaygate.report.files import (
     write_atomic,
 )
 from replaygate.report.junit_family import JunitFamily
-from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, exit_code
 
 if TYPE_CHECKING:
@@ -114,14 +114,14 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _count(text: str) -> int:
-    from replaygate.numerals import whole_number
+    from replaygate.core.numerals import whole_number
 
     return _argument(whole_number, text)
 
 
 def job_count(text: str) -> int:
     """``--jobs``: a whole number of at least 1."""
-    from replaygate.numerals import whole_number
+    from replaygate.core.numerals import whole_number
 
     try:
         jobs = whole_number(text)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import TextIO, TypeVar
 
-from replaygate.errors import UsageError
+from replaygate.core.errors import UsageError
 from replaygate.report.text import Verbosity
 
 STDOUT = "-"  # a report file name that means standard output

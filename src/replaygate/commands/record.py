@@ -22,7 +22,7 @@ from replaygate.commands.options import (
     provider_setup,
     refuse_untrusted_event,
 )
-from replaygate.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
+from replaygate.core.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
 
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
 

@@ -23,12 +23,12 @@ from replaygate.commands.options import (
     refuse_untrusted_event,
 )
 from replaygate.commands.output import stdout_report
-from replaygate.errors import UsageError
+from replaygate.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from replaygate.core.model import RunResult
     from replaygate.engine.runner import Select
     from replaygate.loading.pack import Loaded
-    from replaygate.results.model import RunResult
     from replaygate.results.shard import Shard
 
 MAX_DEFAULT_JOBS = 8  # more processes than this rarely pay for their start-up

@@ -9,7 +9,7 @@ from typing import Any
 
 from replaygate.commands.options import add_peer_options, load_named
 from replaygate.commands.output import add_color_option, wants_color
-from replaygate.errors import EXIT_CONFIG, EXIT_OK
+from replaygate.core.errors import EXIT_CONFIG, EXIT_OK
 
 
 def add_parser(sub: Any) -> None:
@@ -22,11 +22,11 @@ def add_parser(sub: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from replaygate.core.model import Problem
     from replaygate.loading import folders
     from replaygate.loading.fixtures import load_case_input
     from replaygate.report.grammar import counted
     from replaygate.report.text import render_problems, render_warnings
-    from replaygate.results.model import Problem
 
     loaded = load_named(args)
     problems = list(loaded.problems)

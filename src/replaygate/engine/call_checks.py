@@ -8,13 +8,13 @@ from typing import Any
 from replaygate.assertions.assertion import evaluate_assertion
 from replaygate.assertions.holds import holds
 from replaygate.assertions.mismatch import Mismatch
+from replaygate.core.model import Classification
 from replaygate.engine.classify import unmatched_call_class
 from replaygate.engine.collector import CaseUndecidable, Collector
 from replaygate.engine.matching import match_calls
 from replaygate.engine.tool_schemas import InvalidToolSchema, violations
 from replaygate.loading.contract import ExpectedCall
 from replaygate.loading.normalize import ToolCall
-from replaygate.results.model import Classification
 
 
 def _malformed(col: Collector, calls: Sequence[ToolCall]) -> None:

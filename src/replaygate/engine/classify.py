@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from replaygate.results.model import Classification, Failure, rank
+from replaygate.core.model import Classification, Failure, rank
 
 MAX_CODE_CHARS = 40
 _SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")

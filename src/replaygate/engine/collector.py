@@ -8,8 +8,8 @@ from typing import Any
 
 from replaygate.assertions.assertion import Assertion, evaluate_assertion
 from replaygate.assertions.mismatch import Mismatch
+from replaygate.core.model import AssertionOutcome, CaseResult, Classification, Failure
 from replaygate.loading.contract import Contract, GoldenCase
-from replaygate.results.model import AssertionOutcome, CaseResult, Classification, Failure
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from replaygate.core.model import CaseResult, Problem
 from replaygate.engine import forked_worker, runner
 from replaygate.engine.forked_worker import Item, Outline, Task
 from replaygate.engine.forking import can_fork, file_size, flush_output, shares
@@ -34,7 +35,6 @@ from replaygate.engine.judge import RECORDED
 from replaygate.engine.transfer import rebuild
 from replaygate.loading.contract import Contract, outline_contract
 from replaygate.loading.pack import Pack, one_by_one, parse_contract
-from replaygate.results.model import CaseResult, Problem
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection

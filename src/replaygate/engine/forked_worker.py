@@ -9,15 +9,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from replaygate.core.errors import PackError
+from replaygate.core.model import Problem
 from replaygate.engine import runner
 from replaygate.engine.collector import CaseContext
 from replaygate.engine.judge import evaluate_case
 from replaygate.engine.transfer import Sent, compact
-from replaygate.errors import PackError
 from replaygate.loading import folders
 from replaygate.loading.contract import CaseFields, Contract, outline
 from replaygate.loading.pack import Pack, parse_contract
-from replaygate.results.model import Problem
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection

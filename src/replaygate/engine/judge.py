@@ -7,14 +7,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from replaygate.core.fingerprint import fingerprint
+from replaygate.core.model import CaseResult, Classification, Failure, Status
 from replaygate.engine.call_checks import check_calls
 from replaygate.engine.classify import primary, recorded_error_class
 from replaygate.engine.collector import CaseContext, CaseUndecidable, Collector, check_invariants
 from replaygate.engine.scoring import score_case
 from replaygate.engine.traces import check_trace, with_outcomes
 from replaygate.loading.fixtures import CaseInput
-from replaygate.results.fingerprint import fingerprint
-from replaygate.results.model import CaseResult, Classification, Failure, Status
 
 RECORDED = "recorded"
 LIVE = "live"

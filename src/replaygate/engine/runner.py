@@ -11,16 +11,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
+from replaygate.core.errors import EXIT_BUG, ReplayGateError
+from replaygate.core.model import CaseResult, RunResult
 from replaygate.engine.collector import CaseContext
 from replaygate.engine.forking import can_fork, flush_output
 from replaygate.engine.judge import RECORDED, evaluate_case
 from replaygate.engine.transfer import Sent, compact, rebuild
-from replaygate.errors import EXIT_BUG, ReplayGateError
 from replaygate.loading import folders
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import CaseInput, load_case_input
 from replaygate.loading.pack import Loaded, Pack
-from replaygate.results.model import CaseResult, RunResult
 
 if TYPE_CHECKING:
     from replaygate.engine.forked import Workers

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from replaygate.core.model import Failure
 from replaygate.loading.contract import ScoredPart, Scoring
-from replaygate.results.model import Failure
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,11 +9,11 @@ from replaygate.assertions.trace import Trace
 from replaygate.assertions.trace_assertions import Verdict
 from replaygate.assertions.trace_compile import NotEvaluated, TraceAssertion
 from replaygate.assertions.trace_match import FAILING_RULES, PASSING_RULES, RULE_TEXT
+from replaygate.core.model import AssertionOutcome, AssertionStatus, CaseResult
 from replaygate.engine.collector import CaseUndecidable, Collector
 from replaygate.loading.fixtures import CaseInput, Recorded
 from replaygate.loading.normalize import FixtureShapeError
 from replaygate.loading.traces import single_turn
-from replaygate.results.model import AssertionOutcome, AssertionStatus, CaseResult
 
 
 def check_trace(col: Collector, source: CaseInput) -> None:

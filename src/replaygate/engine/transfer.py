@@ -8,8 +8,8 @@ context would not rebuild exactly) travels whole.
 
 from __future__ import annotations
 
+from replaygate.core.model import CaseResult, Status
 from replaygate.engine.collector import CaseContext
-from replaygate.results.model import CaseResult, Status
 
 # observed_ok, status, classification, fingerprint, reason, duration_s, score
 Compact = tuple[bool | None, str, str | None, str | None, str | None, float, float | None]

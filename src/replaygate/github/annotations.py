@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from replaygate.core.model import CaseResult, Problem, RunResult, Status, rank
 from replaygate.report.grammar import failure_line, message_line
-from replaygate.results.model import CaseResult, Problem, RunResult, Status, rank
 
 MESSAGE_LIMIT = 4096  # characters GitHub keeps of an annotation message
 PER_STEP_LIMIT = 10  # annotations of one level a step shows (and 50 a job)

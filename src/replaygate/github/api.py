@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 import requests
 
 from replaygate import __version__
-from replaygate.errors import ReplayGateError
-from replaygate.numerals import retry_after_seconds, whole_or_none
+from replaygate.core.errors import ReplayGateError
+from replaygate.core.numerals import retry_after_seconds, whole_or_none
 
 API_VERSION = "2022-11-28"
 MEDIA_TYPE = "application/vnd.github+json"

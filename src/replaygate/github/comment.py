@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from replaygate.results.fingerprint import is_fingerprint
+from replaygate.core.fingerprint import is_fingerprint
 
 if TYPE_CHECKING:  # the API client (and requests) is imported only when a comment is sent
     from replaygate.github.api import GitHubApi

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Set
 from dataclasses import dataclass
 
-from replaygate.errors import where
+from replaygate.core.model import CaseResult, RunResult, Status
+from replaygate.core.places import where
 from replaygate.github.comment import MARKER, embed_fingerprints
 from replaygate.report.escape import markdown_cell, markdown_code, markdown_text
 from replaygate.report.grammar import totals_phrase
-from replaygate.results.model import CaseResult, RunResult, Status
 
 MAX_ROWS = 50  # per table; the step summary and the reports have the rest
 MAX_EMBEDDED = 2000  # fingerprints carried to the next run (about 30 KB of the 64 KB body)

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from replaygate.errors import UsageError
-from replaygate.numerals import decimal_number, whole_number
+from replaygate.core.errors import UsageError
+from replaygate.core.numerals import decimal_number, whole_number
 from replaygate.report.junit_family import JunitFamily
 from replaygate.results.shard import parse_shard
 from replaygate.results.verdict import FailOn

@@ -11,11 +11,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from replaygate.core.model import RunResult
 from replaygate.github import annotations as notes
 from replaygate.github import env, workflow
 from replaygate.github.comment_body import delta, failing_fingerprints, render_comment
 from replaygate.report.grammar import totals_phrase
-from replaygate.results.model import RunResult
 from replaygate.results.verdict import FailOn, conclusion
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from replaygate.errors import ReplayGateError
+from replaygate.core.errors import ReplayGateError
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")  # a key a `.name` JSONPath step can hold
 _RESERVED = frozenset({"where", "wherenot"})  # JSONPath keywords, not names

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from replaygate.assertions.jsonpath import compile_path
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.inference.learn import CallRule, Inferred
 from replaygate.inference.write import (
     GoldenCase,

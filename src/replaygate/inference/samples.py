@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from replaygate.errors import ReplayGateError
+from replaygate.core.errors import ReplayGateError
 from replaygate.inference.learn import Sample
 from replaygate.inference.write import GoldenCase
 from replaygate.loading.files import shown_path

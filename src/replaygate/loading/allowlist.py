@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.model import Problem
 from replaygate.loading import files, json_reader
 from replaygate.loading.models import AllowlistModel
-from replaygate.results.model import Problem
 
 ALLOWLIST_FILE = "nr-allowlist.json"
 Validate = Callable[[type[AllowlistModel], Any, str], AllowlistModel]

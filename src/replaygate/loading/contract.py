@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.models import ContractModel, On429Model, RetriesModel, TimeoutsModel
 
 if TYPE_CHECKING:  # the assertion language is imported where a contract is compiled: a warm

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from replaygate.errors import PackError, ReplayGateError
+from replaygate.core.errors import PackError, ReplayGateError
 
 # Limits on what a pack can make replaygate read. Hand-written YAML (pack.yaml, contracts) is
 # far below 2 MiB; JSON fixtures and recordings carry whole prompts and tool schemas, so they

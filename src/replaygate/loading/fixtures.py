@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from replaygate.assertions.trace import Trace
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.model import Problem
 from replaygate.loading import files, folders, json_reader, traces
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import shown_path
@@ -33,7 +34,6 @@ from replaygate.loading.normalize import (
 from replaygate.loading.pack import Pack
 from replaygate.loading.recording import Recording, age_days, parse_recording, staleness
 from replaygate.loading.targets import CASE_SEPARATOR
-from replaygate.results.model import Problem
 
 
 @dataclass(frozen=True, slots=True)

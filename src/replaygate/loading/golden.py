@@ -8,8 +8,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from replaygate.core.model import Problem
 from replaygate.loading import files
-from replaygate.results.model import Problem
 
 if TYPE_CHECKING:  # pack.py imports this module to check a loaded pack
     from replaygate.loading.pack import Pack

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.files import MAX_DEPTH, MAX_JSON_BYTES, excerpt, read_text
 
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic_core import ValidationError
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.model import PackSummary, Problem
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.allowlist import load_allowlist
 from replaygate.loading.contract import Contract, compile_contract
@@ -20,7 +21,6 @@ from replaygate.loading.golden import unused_fixtures
 from replaygate.loading.models import ContractModel, Model, PackModel, Record, validation_errors
 from replaygate.loading.roots import Root, resolve_pack_path, root_for
 from replaygate.loading.targets import CONTRACT_SUFFIXES, Selection, find_packs
-from replaygate.results.model import PackSummary, Problem
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

@@ -12,13 +12,13 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.model import Problem
 from replaygate.loading import files, json_reader
 from replaygate.loading.contract import Contract
 from replaygate.loading.files import shown_path
 from replaygate.loading.pack import ContractBatch, Loaded, Pack, load_packs
 from replaygate.loading.targets import MISNAMED_PACK_FILE, PACK_FILE
-from replaygate.results.model import Problem
 
 if TYPE_CHECKING:
     from replaygate.loading.formats.aitester_trace import Run

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic_core import ValidationError
 from pydantic_core import core_schema as cs
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.identity import describe_changes, request_identity
 from replaygate.loading.models import (
     Key,

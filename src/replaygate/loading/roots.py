@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading import files
 
 

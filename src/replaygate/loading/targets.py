@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from replaygate.assertions.values import suggestion
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.model import Problem
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.contract import Contract
 from replaygate.loading.models import key_problem, unknown_key
-from replaygate.results.model import Problem
 
 PACK_FILE = "pack.yaml"
 MISNAMED_PACK_FILE = "pack.yml"

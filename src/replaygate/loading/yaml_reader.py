@@ -22,7 +22,7 @@ from yaml.nodes import ScalarNode
 from yaml.reader import ReaderError
 
 from replaygate.assertions.values import yaml_reading
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.files import MAX_DEPTH, MAX_YAML_BYTES, excerpt, read_text
 
 try:

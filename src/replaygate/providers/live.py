@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from replaygate.core.errors import PackError
 from replaygate.engine.judge import excluded_by_modes
-from replaygate.errors import PackError
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import CaseInput, case_model
 from replaygate.loading.normalize import FixtureShapeError, normalize_request, normalize_response

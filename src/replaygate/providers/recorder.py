@@ -15,8 +15,8 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from replaygate.core.errors import PackError
 from replaygate.engine.judge import excluded_by_modes
-from replaygate.errors import PackError
 from replaygate.loading import json_reader
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixtures import case_model, fixture_path, read_fixture, recording_path

@@ -18,8 +18,8 @@ from requests.adapters import HTTPAdapter
 from urllib3.exceptions import MaxRetryError
 from urllib3.util.retry import Retry
 
+from replaygate.core.numerals import retry_after_seconds
 from replaygate.loading.contract import Contract
-from replaygate.numerals import retry_after_seconds
 
 
 class RetryOn(StrEnum):

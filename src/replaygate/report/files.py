@@ -10,8 +10,8 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from replaygate.core.errors import ReplayGateError
 from replaygate.engine.forking import Helper
-from replaygate.errors import ReplayGateError
 from replaygate.loading.files import named_path
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)  # Windows: no CRLF

@@ -6,8 +6,8 @@ import json
 from collections import Counter
 from typing import Any
 
-from replaygate.errors import where
-from replaygate.results.model import AssertionStatus, CaseResult, Failure, RunResult, Status
+from replaygate.core.model import AssertionStatus, CaseResult, Failure, RunResult, Status
+from replaygate.core.places import where
 
 NO_REASON = "no reason given"
 _DEFAULT_MESSAGE = {

@@ -9,13 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from replaygate import __version__
-from replaygate.errors import PackError
-from replaygate.loading.files import read_text
-from replaygate.loading.json_reader import json_path, line_of_key, parse_json
-from replaygate.report.json_case import ENCODER, case_object, case_text
-from replaygate.report.results_format import Located, kind, schema_problem
-from replaygate.results.fingerprint import is_fingerprint
-from replaygate.results.model import (
+from replaygate.core.errors import PackError
+from replaygate.core.fingerprint import is_fingerprint
+from replaygate.core.model import (
     AssertionOutcome,
     AssertionStatus,
     Capture,
@@ -26,6 +22,10 @@ from replaygate.results.model import (
     RunResult,
     Status,
 )
+from replaygate.loading.files import read_text
+from replaygate.loading.json_reader import json_path, line_of_key, parse_json
+from replaygate.report.json_case import ENCODER, case_object, case_text
+from replaygate.report.results_format import Located, kind, schema_problem
 
 SCHEMA_VERSION = "1.1"
 DEFAULT_PROVIDER = "recorded"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
-from replaygate.results.model import AssertionOutcome, CaseResult, Failure, Status
+from replaygate.core.model import AssertionOutcome, CaseResult, Failure, Status
 
 ENCODER = json.JSONEncoder(ensure_ascii=True, allow_nan=False)  # one, not one a call
 _STATUS = {status: encode_basestring_ascii(status.value) for status in Status}

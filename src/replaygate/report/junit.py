@@ -9,7 +9,8 @@ from typing import Any, NamedTuple
 
 import junit_xml
 
-from replaygate.errors import where
+from replaygate.core.model import CaseResult, Problem, RunResult, Status
+from replaygate.core.places import where
 from replaygate.report.escape import truncate, xml_safe
 from replaygate.report.grammar import (
     assertion_notes,
@@ -20,7 +21,6 @@ from replaygate.report.grammar import (
 )
 from replaygate.report.junit_family import JunitFamily
 from replaygate.report.junit_text import attribute, element_rest, element_text, start_tag
-from replaygate.results.model import CaseResult, Problem, RunResult, Status
 
 PROBLEMS_SUITE = "replaygate.problems"
 _DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n'

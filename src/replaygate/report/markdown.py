@@ -6,7 +6,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from replaygate.errors import where
+from replaygate.core.model import CaseResult, RunResult, Status
+from replaygate.core.places import where
 from replaygate.report.escape import markdown_cell, markdown_code, markdown_text
 from replaygate.report.grammar import (
     assertion_notes,
@@ -15,7 +16,6 @@ from replaygate.report.grammar import (
     skip_reasons,
     totals_phrase,
 )
-from replaygate.results.model import CaseResult, RunResult, Status
 from replaygate.results.verdict import is_blocking, run_fails
 
 _COUNTED = (Status.PASSED, Status.FAILED, Status.ERROR, Status.SKIPPED)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
+from replaygate.core.model import CaseResult, Problem, RunResult, Status
 from replaygate.report.escape import terminal_safe, truncate
 from replaygate.report.grammar import (
     assertion_notes,
@@ -14,7 +15,6 @@ from replaygate.report.grammar import (
     skip_reasons,
     totals_phrase,
 )
-from replaygate.results.model import CaseResult, Problem, RunResult, Status
 from replaygate.results.verdict import run_fails
 
 _LINE_LIMIT = 2000  # characters of one case line before escaping

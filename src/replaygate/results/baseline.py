@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.fingerprint import is_fingerprint
+from replaygate.core.model import CaseResult, RunResult, Status
 from replaygate.loading.json_reader import load_json
-from replaygate.results.fingerprint import is_fingerprint
-from replaygate.results.model import CaseResult, RunResult, Status
 
 VERSION = 1
 _TOP_KEYS = frozenset({"version", "fingerprints", "comment"})

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from replaygate.results.model import (
+from replaygate.core.model import (
     AssertionOutcome,
     AssertionStatus,
     Capture,

@@ -21,6 +21,7 @@ from typing import Any, cast
 
 import msgspec
 
+from replaygate.core.model import CaseResult, Problem
 from replaygate.engine.forking import Helper, can_fork, file_size, held, orphaned, shares
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import MAX_YAML_BYTES, shown_path
@@ -28,7 +29,6 @@ from replaygate.loading.pack import ContractLoader, Pack, contract_path, one_by_
 from replaygate.results.cache import Store, load_store
 from replaygate.results.cache_codec import BadEntry, Strict, convert
 from replaygate.results.cache_keys import Keys, contract_entry_key, env_names
-from replaygate.results.model import CaseResult, Problem
 
 
 class _Case(Strict):

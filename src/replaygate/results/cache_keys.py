@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import replaygate
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.allowlist import ALLOWLIST_FILE
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import MAX_JSON_BYTES

@@ -6,8 +6,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from replaygate.errors import PackError
-from replaygate.results.model import CaseResult, PackSummary, RunResult
+from replaygate.core.errors import PackError
+from replaygate.core.model import CaseResult, PackSummary, RunResult
 
 CaseKey = tuple[str, str, str]  # pack, contract, case id
 Named = tuple[str, RunResult]  # a results file as shown, and its content

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from replaygate.errors import UsageError
+from replaygate.core.errors import UsageError
 
 _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 

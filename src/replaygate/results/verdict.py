@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from replaygate.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
-from replaygate.results.model import CaseResult, RunResult, Status
+from replaygate.core.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
+from replaygate.core.model import CaseResult, RunResult, Status
 
 
 class FailOn(StrEnum):

@@ -14,14 +14,14 @@ from replaygate.assertions.trace_compile import (
     compile_trace_assertion,
 )
 from replaygate.assertions.values import suggestion
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.model import Problem
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.contract import Contract, GoldenCase, trace_only_contract
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixtures import CaseInput
 from replaygate.loading.formats.aitester_trace import Run
 from replaygate.loading.pack import contract_path, validate
-from replaygate.results.model import Problem
 
 # Rust ai-tester assertions that read the sandbox's files or run commands: not in a trace.
 SANDBOX_TYPES = frozenset(

@@ -10,7 +10,7 @@ from pydantic.alias_generators import to_camel
 
 from replaygate.assertions.trace import Trace, TraceCall, Turn, Usage
 from replaygate.assertions.trace_assertions import QUESTION_TOOLS
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.fixtures import Recorded
 from replaygate.loading.models import format_loc, validation_errors
 

@@ -15,14 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from replaygate.assertions.trace import ASSISTANT, Trace, Turn
 from replaygate.assertions.trace_compile import NotEvaluated, TraceAssertion
 from replaygate.assertions.trace_match import ArgMatch
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.model import Problem
 from replaygate.loading import files, json_reader, traces, yaml_reader
 from replaygate.loading.contract import Contract, GoldenCase, trace_only_contract
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixtures import CaseInput, shape_line
 from replaygate.loading.normalize import FixtureShapeError, normalize_response
 from replaygate.loading.pack import Pack, contract_path, validate
-from replaygate.results.model import Problem
 
 if TYPE_CHECKING:
     from replaygate.loading.peers import PeerOptions

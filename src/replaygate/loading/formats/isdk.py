@@ -17,14 +17,14 @@ from typing import Any
 
 from replaygate.assertions.assertion import Assertion, compile_assertion
 from replaygate.assertions.values import suggestion
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
+from replaygate.core.model import Problem
 from replaygate.loading import files, json_reader, yaml_reader
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import CaseInput
 from replaygate.loading.formats.isdk_expect import METADATA, Translator, node
 from replaygate.loading.formats.isdk_scoring import Unit, scoring
 from replaygate.loading.yaml_reader import YamlMap
-from replaygate.results.model import Problem
 
 FIXTURE_SUFFIX = ".fixture.yaml"
 RESULTS_SUFFIX = ".results.json"

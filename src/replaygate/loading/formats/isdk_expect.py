@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.yaml_reader import YamlMap
 
 # Keys that carry scoring and labels, not expectations.

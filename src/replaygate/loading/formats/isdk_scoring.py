@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.assertions.assertion import Assertion
-from replaygate.errors import PackError
+from replaygate.core.errors import PackError
 from replaygate.loading.contract import ScoredPart, Scoring
 from replaygate.loading.yaml_reader import YamlMap
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from replaygate.errors import where
+from replaygate.core.places import where
 
 
 class Status(StrEnum):

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from replaygate.results.model import Problem
+from replaygate.core.model import Problem
+from replaygate.core.places import where
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a case failed or errored
 EXIT_CONFIG = 2  # no pack found, or a pack, contract or option could not be loaded
 EXIT_BUG = 3  # an internal error: a bug in replaygate
 EXIT_USAGE = 4  # an unknown option or a bad option value (pytest's code)
-
-
-def where(file: str, line: int | None) -> str:
-    """``file:line``, or ``file`` when no line applies: how every message names a place."""
-    return f"{file}:{line}" if line else file
 
 
 class ReplayGateError(Exception):
@@ -51,8 +44,6 @@ class PackError(ReplayGateError):
     def problems(self) -> list[Problem]:
         """This error and the ones found with it as problems of the run: each reported, and
         the other packs still run."""
-        from replaygate.results.model import Problem
-
         return [Problem(each.file, each.line, each.message) for each in self.each()]
 
 
