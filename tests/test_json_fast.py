@@ -124,6 +124,7 @@ def fast_outcome(text: str) -> Any:
         return str(error)
 
 
+@pytest.mark.differential
 @DIFFERENTIAL
 @given(text=documents())
 def test_fast_path_agrees_with_the_strict_decoder_on_adversarial_text(text: str) -> None:
@@ -198,6 +199,7 @@ def arguments_outcome(text: str, *, fast: bool) -> Any:
     return malformed or exact(dict(value))
 
 
+@pytest.mark.differential
 @DIFFERENTIAL
 @given(text=documents() | VALID.map(json.dumps))
 def test_arguments_decode_as_the_json_module_decodes_them(text: str) -> None:
