@@ -273,7 +273,7 @@ def child(mode: str, root: Path, report: Path) -> None:
         parse_floor(root)
     seconds = time.perf_counter() - start
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    # forked workers (default --jobs on 2,000+ cases): the largest one's peak
+    # forked processes (default --jobs on large runs): the largest one's peak
     workers_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     figures = {"seconds": seconds, "rss_mb": rss_mb, "workers_mb": workers_mb, "exit": code}
     report.write_text(json.dumps(figures))

@@ -13,7 +13,6 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
 import bench_agentevals  # noqa: E402  (bench/ is not a package)
-import bench_forked  # noqa: E402
 import bench_load  # noqa: E402
 import bench_percase  # noqa: E402
 import bench_run  # noqa: E402
@@ -100,11 +99,3 @@ def test_the_percase_bench_times_runs_that_pass_and_stops_at_one_that_fails(
     (tmp_path / "packs" / "p0000" / "contracts" / "lookup_1.yaml").write_text("tool: [\n")
     with pytest.raises(SystemExit, match="exited 2"):
         bench_percase.measure([bench_percase.HERE], tmp_path, 1)
-
-
-def test_the_forked_bench_times_both_modes_on_a_corpus_that_passes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert bench_forked.main(["--cases", "2000", "--repeat", "1", "--keep", str(tmp_path)]) == 0
-    rows = capsys.readouterr().out.splitlines()
-    assert [row.split()[0] for row in rows[2:4]] == ["parent", "forked"]

@@ -166,29 +166,32 @@ def test_validate_reports_fixture_problems(tmp_path: Path) -> None:
 
 PARALLEL_RUN = """
 import sys
-from replaygate import cli
-from replaygate.engine import runner as engine
-engine.PARALLEL_MIN_CASES, engine.CHUNK_CASES = 1, 3
+from replaygate import cli, parallel
+parallel.MIN_BYTES = 1
 jobs = int(sys.argv[1])
-assert engine._can_fork(jobs, 40) == (jobs > 1), "the path under test must be the one meant"
-sys.exit(cli.main(["run", "--jobs", str(jobs), "--json", sys.argv[2]]))
+assert parallel.worth_forking(jobs, lambda: 1) == (jobs > 1), "the path under test is the one meant"
+sys.exit(cli.main(["run", "--jobs", str(jobs), "--json", sys.argv[2], *sys.argv[3:]]))
 """
 
 
 @pytest.mark.posix
-def test_parallel_evaluation_gives_the_serial_results(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shard", [[], ["--shard", "2/3"]], ids=["loaded-and-judged", "shard"])
+def test_parallel_evaluation_gives_the_serial_results(tmp_path: Path, shard: list[str]) -> None:
+    """Forked, every contract is loaded and judged in the process that loads it (a shard
+    loads them all first, then judges in shares): the results are the serial ones."""
     cases = "".join(
         f"  - id: c{i}\n    input_ref: {'bad' if i % 3 else 'ok'}.json\n    expect_ok: true\n"
-        for i in range(40)
+        for i in range(12)
     )
     contract = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
     bad = fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])
-    make_pack(tmp_path, contract=contract, fixtures={"ok.json": fixture(), "bad.json": bad})
+    contracts = {f"c{n}.yaml": contract for n in range(5)}
+    make_pack(tmp_path, contracts=contracts, fixtures={"ok.json": fixture(), "bad.json": bad})
     runs = []
     for jobs in ("1", "2"):
         # a fresh process: forking this one, which may run server threads, is not safe
         done = subprocess.run(
-            [sys.executable, "-c", PARALLEL_RUN, jobs, f"{jobs}.json"],
+            [sys.executable, "-c", PARALLEL_RUN, jobs, f"{jobs}.json", *shard],
             cwd=tmp_path,
             capture_output=True,
             text=True,
@@ -197,8 +200,9 @@ def test_parallel_evaluation_gives_the_serial_results(tmp_path: Path) -> None:
         assert done.returncode == 1, done.stderr
         cases_seen = json.loads((tmp_path / f"{jobs}.json").read_text())["cases"]
         runs.append([{k: v for k, v in c.items() if k != "duration_s"} for c in cases_seen])
+    assert len(runs[0]) == (20 if shard else 60)
     assert runs[0] == runs[1]
-    assert sum(c["status"] == "failed" for c in runs[0]) == 26
+    assert "failed" in {c["status"] for c in runs[0]}
 
 
 @pytest.mark.parametrize("command", ["run", "record"])
@@ -278,16 +282,16 @@ def test_a_malformed_shard_is_one_line_naming_it(tmp_path: Path, shard: str) -> 
 
 
 def test_the_default_jobs_are_documented_as_the_code_sets_them() -> None:
+    from replaygate import parallel
     from replaygate.commands import run as run_command
-    from replaygate.engine.forked import MIN_CONTRACTS
-    from replaygate.engine.runner import PARALLEL_MIN_CASES
 
-    cap = f"one per CPU, at most {run_command.MAX_DEFAULT_JOBS}, for {PARALLEL_MIN_CASES}+ cases"
+    megabytes = f"about {parallel.MIN_BYTES // 1_000_000} MB"
+    cap = f"one per CPU, at most {run_command.MAX_DEFAULT_JOBS}, for runs of {megabytes}"
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    assert f"{cap} or {MIN_CONTRACTS}+ contract files" in readme
+    assert cap in readme
     helped = " ".join(run(["run", "--help"], ROOT).stdout.split())
-    jobs = f"at most {run_command.MAX_DEFAULT_JOBS}, for runs of {PARALLEL_MIN_CASES}+ cases"
-    assert f"{jobs} or {MIN_CONTRACTS}+ contract files" in helped
+    assert f"at most {run_command.MAX_DEFAULT_JOBS}, for runs whose files" in helped
+    assert f"{megabytes} of contracts, or of fixtures" in helped
 
 
 def test_a_report_that_cannot_be_written_stops_no_other(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 LAYERS: tuple[tuple[str, ...], ...] = (
     # the shared vocabulary: the version, the error type, result data and its fingerprints
     ("replaygate", "replaygate.core"),
+    ("replaygate.parallel",),  # the one way to use more than one process: plumbing, no judging
     ("replaygate.assertions",),  # the assertion language: values, JSONPath, the operator table
     # files -> validated, compiled packs, contracts and case inputs; other tools' files (formats)
     ("replaygate.loading", "replaygate.loading.formats"),

@@ -993,8 +993,7 @@ def test_a_run_whose_every_case_hits_imports_no_engine(repo: Path, tmp_path: Pat
     assert "replaygate.engine.judge" in cold.stdout.splitlines()[-1]
     assert "replaygate.loading.fixtures" in cold.stdout.splitlines()[-1]
     warm = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=tmp_path)
-    # the fork helper alone, which judges nothing
-    assert warm.stdout.splitlines()[-1] == str(["replaygate.engine", "replaygate.engine.forking"])
+    assert warm.stdout.splitlines()[-1] == "[]"
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
@@ -1025,14 +1024,16 @@ def test_a_fifo_fixture_or_recording_is_refused_cached_as_uncached(
     assert outcome("--cache", str(tmp_path / "cache")) == plain
 
 
-# A warm run large enough to fork its helper (the threshold lowered): the helper computes
-# the keys of the last contracts, the parent decodes their results.
+# A warm run large enough to fork (the threshold lowered): another process computes the
+# keys of the last contracts, the run's own decodes their results.
 HELPED = 8
 
 
 @pytest.fixture
 def helped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[list[Any] | None]]:
-    """A repository of HELPED contracts, and the helper's answers as the runs get them."""
+    """A repository of HELPED contracts, and the other process's answers as the runs get
+    them."""
+    from replaygate import parallel
     from replaygate.results import cache_contracts
 
     root = tmp_path / "repo"
@@ -1041,15 +1042,15 @@ def helped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[
     make_pack(root, contracts=contracts, fixtures=fixtures)
     monkeypatch.setenv("CITY", "Bern")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(cache_contracts, "HELPER_MIN_CONTRACTS", 2)
+    monkeypatch.setattr(parallel, "MIN_BYTES", 1)
     answers: list[list[Any] | None] = []
+    known = cache_contracts.WarmContracts._known
 
-    class Spied(cache_contracts.Helper):
-        def answer(self) -> Any:
-            answers.append(super().answer())
-            return answers[-1]
+    def spied(self: Any, found: list[Any]) -> Any:
+        answers.append(found)
+        return known(self, found)
 
-    monkeypatch.setattr(cache_contracts, "Helper", Spied)
+    monkeypatch.setattr(cache_contracts.WarmContracts, "_known", spied)
     return root, answers
 
 
@@ -1093,11 +1094,11 @@ def swap_cases(found: list[Any]) -> list[Any]:
 @pytest.mark.parametrize(
     "answer",
     [
-        None, [], "keys", [("0" * 64, ["0" * 64] * 2)] * HELPED, [("0" * 64, [])] * HELPED,
+        [("0" * 64, ["0" * 64] * 2)] * HELPED, [("0" * 64, [])] * HELPED,
         swap_contracts, swap_cases,  # keys in the cache, each another contract's or case's
     ],
 )  # fmt: skip
-def test_a_helper_that_fails_or_answers_nonsense_costs_only_time(
+def test_keys_that_name_nothing_or_another_case_cost_only_time(
     helped: tuple[Path, list[Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch, answer: Any,
 ) -> None:  # fmt: skip
@@ -1108,15 +1109,12 @@ def test_a_helper_that_fails_or_answers_nonsense_costs_only_time(
     cold = run(capsys, packs, "--jobs", "2", cache=cache)
     warm = run(capsys, packs, "--jobs", "2", cache=cache)
     shared = len(answers[-1])
-    real = cache_contracts.Helper.answer
+    known = cache_contracts.WarmContracts._known
 
-    def nonsense(self: Any) -> Any:
-        if callable(answer):
-            return answer(real(self))
-        cache_contracts.Helper.stop(self)
-        return answer[:shared] if isinstance(answer, list) and answer else answer
+    def nonsense(self: Any, found: list[Any]) -> Any:
+        return known(self, answer(found) if callable(answer) else answer[:shared])
 
-    monkeypatch.setattr(cache_contracts.Helper, "answer", nonsense)
+    monkeypatch.setattr(cache_contracts.WarmContracts, "_known", nonsense)
     assert run(capsys, packs, "--jobs", "2", cache=cache) == warm
     assert cold[:2] == warm[:2]
 
@@ -1246,8 +1244,8 @@ def test_without_a_helper_process_the_load_can_still_be_cancelled(
     helped: tuple[Path, list[Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    """A fork refused (a full process table) leaves the parent to load every contract, with
-    Ctrl-C and SIGTERM taken as ever: none held while it loads."""
+    """A fork refused (a full process table) leaves the run's own process to load every
+    contract, with Ctrl-C and SIGTERM taken as ever: none held while it loads."""
     import signal
 
     from replaygate.results import cache_contracts
@@ -1257,7 +1255,7 @@ def test_without_a_helper_process_the_load_can_still_be_cancelled(
     run(capsys, packs, "--jobs", "1", cache=cache)
     expected = run(capsys, packs, "--jobs", "1", cache=cache)
 
-    def refused(self: Any, work: Any, undo: Any = None) -> None:
+    def refused() -> int:
         raise BlockingIOError("Resource temporarily unavailable")
 
     held: list[set[int]] = []
@@ -1267,7 +1265,7 @@ def test_without_a_helper_process_the_load_can_still_be_cancelled(
         held.append(set(signal.pthread_sigmask(signal.SIG_BLOCK, set())))
         return load(self, path, pack)
 
-    monkeypatch.setattr(cache_contracts.Helper, "__init__", refused)
+    monkeypatch.setattr(os, "fork", refused)
     monkeypatch.setattr(cache_contracts.WarmContracts, "__call__", watched)
     assert run(capsys, packs, "--jobs", "2", cache=cache) == expected
-    assert held == [set()] * HELPED
+    assert held and held == [set()] * len(held)

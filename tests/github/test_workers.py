@@ -1,4 +1,5 @@
-"""Forked workers in the action: what they print reaches the log guarded, through the parent."""
+"""Forked processes in the action: what they print reaches the log guarded, through the run's
+own process."""
 
 from __future__ import annotations
 
@@ -11,13 +12,16 @@ from runner_oracle import Runner
 
 from cancelling import GUARD_S, cancel_when_marked, wait_until_gone
 
-# The entrypoint with two workers whatever the machine has, checked to really fork.
+# The entrypoint with two jobs whatever the machine has, every contract loaded and judged
+# by the forked process (the run's own gets an empty share).
 FORKED_ENTRYPOINT = f"""
 import runpy, sys
+from replaygate import parallel
 from replaygate.commands import run
 from replaygate.engine import runner
 run._default_jobs = lambda: 2
-assert runner._can_fork(2, runner.PARALLEL_MIN_CASES)
+parallel.MIN_BYTES = 1
+parallel.split = lambda sizes, weights: [(0, 0)] * (len(weights) - 1) + [(0, len(sizes))]
 sys.argv = [{str(ENTRYPOINT)!r}]
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
@@ -25,21 +29,17 @@ CASES = 2400
 
 
 # The entrypoint, forked, where a library warns in a worker (as `re` once did for a tool
-# schema's pattern "[[x]"): Python writes the warning to the worker's stderr. The log has
-# no guard open when the workers fork (the root line's is closed first), so a worker that
-# wrote to the log itself would open one that nothing closes.
+# schema's pattern "[[x]"): Python writes the warning to the worker's stderr. A worker that
+# wrote to the log itself could open a guard that nothing closes.
 WARNING_WORKER = FORKED_ENTRYPOINT.replace(
     "run._default_jobs",
     """import warnings
-evaluate, run_packs = runner._evaluate, runner.run_packs
+evaluate = runner._evaluate
 def warning(item):
     if item.ctx.case.id in ("case_0007", "case_2222"):
         warnings.warn("Possible nested set at position 1", FutureWarning, stacklevel=1)
     return evaluate(item)
-def closed_first(*args, **kwargs):
-    sys.stdout.log.close()
-    return run_packs(*args, **kwargs)
-runner._evaluate, runner.run_packs = warning, closed_first
+runner._evaluate = warning
 run._default_jobs""",
 )
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -19,15 +18,9 @@ from replaygate.commands.output import (
 )
 from replaygate.core.errors import EXIT_CONFIG, ReplayGateError
 from replaygate.core.model import RunResult
-from replaygate.engine.forking import can_fork, held
 from replaygate.github.env import DEFAULT_AUTHOR
 from replaygate.loading.files import named_path
-from replaygate.report.files import (
-    WrittenElsewhere,
-    can_write_elsewhere,
-    report_path,
-    write_atomic,
-)
+from replaygate.report.files import report_path, write_atomic
 from replaygate.report.junit_family import JunitFamily
 from replaygate.results.verdict import FailOn, exit_code
 
@@ -186,16 +179,12 @@ def peer_options(args: argparse.Namespace) -> PeerOptions:
 
 # A report file: its channel name, its path as given, and its renderer.
 Report = tuple[str, str, Callable[[], Iterable[str]]]
-# A run of this many cases or more renders its report files side by side (JUnit and JSON of
-# 10,000 cases: about 0.04 s each); forking for fewer costs more than it saves.
-REPORTS_ELSEWHERE_CASES = 2000
 
 
-def finish(result: RunResult, args: argparse.Namespace, jobs: int = 1) -> int:
+def finish(result: RunResult, args: argparse.Namespace) -> int:
     """Apply the baseline, write and publish the reports; the exit code of `run` and `merge`.
 
     A report or channel that could not be written makes it 2, whatever the cases did.
-    ``jobs`` of two or more lets a large run's report files be written side by side.
     """
     accepted: frozenset[str] | None = None
     if args.baseline:
@@ -203,7 +192,7 @@ def finish(result: RunResult, args: argparse.Namespace, jobs: int = 1) -> int:
 
         accepted = baseline.load_baseline(named_path(args.baseline, Path.cwd(), "baseline"))
         result = baseline.apply_baseline(result, accepted)
-    sent = emit(result, args, accepted, jobs=jobs)
+    sent = emit(result, args, accepted)
     return exit_code(result, FailOn(args.fail_on)) if sent else EXIT_CONFIG
 
 
@@ -212,8 +201,6 @@ def emit(
     args: argparse.Namespace,
     accepted: frozenset[str] | None = None,
     stdout: TextIO | None = None,
-    *,
-    jobs: int = 1,
 ) -> bool:
     """Write the requested report files, print the terminal report, publish to GitHub.
 
@@ -225,7 +212,7 @@ def emit(
     out = stdout or sys.stdout
     terminal = sys.stderr if stdout_report(args) else out
     reports = _report_files(result, args)
-    failed = _write_reports(reports, out, _elsewhere(reports, jobs, len(result.cases)))
+    failed = [problem for report in reports if (problem := _write_report(report, out))]
     out.flush()
     if args.github:
         from replaygate.github.publish import publish, publish_options, report_failures
@@ -272,48 +259,6 @@ def _markdown(result: RunResult) -> Iterable[str]:
     from replaygate.report.markdown import render_markdown
 
     return [render_markdown(result, files_note=SUMMARY_NOTE)]
-
-
-def _elsewhere(reports: list[Report], jobs: int, cases: int) -> dict[int, Path]:
-    """The report files (by place in ``reports``) that forked helpers render and write
-    while this process writes the first one: none unless the run is large, may fork, and
-    asks for two files or more, each of its own."""
-    files = [index for index, (_, path, _) in enumerate(reports) if path != STDOUT]
-    if cases < REPORTS_ELSEWHERE_CASES or len(files) < 2 or not can_fork(jobs):
-        return {}
-    try:
-        targets = {index: report_path(reports[index][1], Path.cwd()) for index in files}
-    except ReplayGateError:  # said when that report is written
-        return {}
-    if not can_write_elsewhere(list(targets.values())):
-        return {}
-    return {index: targets[index] for index in files[1:]}
-
-
-def _write_reports(reports: list[Report], stdout: TextIO, elsewhere: dict[int, Path]) -> list[str]:
-    """Every report written, in order; a problem naming each that could not be."""
-    with contextlib.ExitStack() as stack:
-        with held():  # a cancellation waits until every helper is registered to be ended
-            started = {
-                index: stack.enter_context(WrittenElsewhere(target, reports[index][2]))
-                for index, target in elsewhere.items()
-            }
-        problems = []
-        for index, report in enumerate(reports):
-            if index in started:
-                problem = _finish_report(report[0], started[index])
-            else:
-                problem = _write_report(report, stdout)
-            problems += [problem] if problem else []
-    return problems
-
-
-def _finish_report(name: str, started: WrittenElsewhere) -> str | None:
-    try:
-        started.finish()
-    except ReplayGateError as error:
-        return f"{name} not written: {error}"
-    return None
 
 
 def _write_report(report: Report, stdout: TextIO) -> str | None:

@@ -66,11 +66,10 @@ def add_parser(sub: Any) -> None:
         type=job_count,
         default=0,
         metavar="N",
-        help=f"processes that evaluate cases (default: one per CPU, at most {MAX_DEFAULT_JOBS}, "
-        "for runs of 2000+ cases or 200+ contract files, which they then load too; smaller "
-        "runs use one); with 2 or more, a --cache run of 100+ contract files forks a helper "
-        "that hashes part of the files, and a run of 2000+ cases writes its report files "
-        "side by side; --jobs 1 keeps everything in one process",
+        help=f"processes that load contracts and judge cases (default: one per CPU, at most "
+        f"{MAX_DEFAULT_JOBS}, for runs whose files are large enough to pay for a process: "
+        "about 2 MB of contracts, or of fixtures; smaller runs use one); --jobs 1 keeps "
+        "everything in one process",
     )
     provider_option(parser, required=False)
     parser.add_argument(
@@ -97,7 +96,7 @@ def main(args: argparse.Namespace) -> int:
     with uncollected():
         cached = args.cache is not None
         importlib.import_module(
-            "replaygate.commands.cached" if cached else "replaygate.engine.forked"
+            "replaygate.commands.cached" if cached else "replaygate.engine.runner"
         )
     with long_lived():
         return _main(args)
@@ -154,7 +153,7 @@ def _main(args: argparse.Namespace) -> int:
     roots = {str(pack.root) for pack in loaded.packs}
     if len(roots) == 1:  # the GitHub layer maps result paths from it to the workspace
         meta["root"] = roots.pop()
-    return finish(dataclasses.replace(result, meta=meta), args, args.jobs or _default_jobs())
+    return finish(dataclasses.replace(result, meta=meta), args)
 
 
 def _selected(loaded: Loaded, shard: Shard | None) -> Select | None:
@@ -168,17 +167,18 @@ def _selected(loaded: Loaded, shard: Shard | None) -> Select | None:
 
 
 def _run_recorded(args: argparse.Namespace, shard: Shard | None) -> tuple[Loaded, RunResult]:
-    """Recorded mode: forked workers may load the contracts, and then judge their cases."""
-    from replaygate.engine.forked import workers
-    from replaygate.engine.runner import run_packs
+    """Recorded mode: each contract's cases judged as it loads, unless a shard selects the
+    cases, which needs every contract loaded first."""
+    from replaygate.engine.runner import JudgingLoader, run_packs
     from replaygate.loading.fixtures import load_case_input
 
-    env = dict(os.environ)
+    env, jobs = dict(os.environ), args.jobs or _default_jobs()
     source = functools.partial(load_case_input, model=args.model)
-    with workers(args.jobs or _default_jobs(), env, source) as loader:
-        loaded = load_named(args, loader)
-        select = _selected(loaded, shard)
-        result = run_packs(loaded, env, select, jobs=loader.jobs, source=source, workers=loader)
+    loader = JudgingLoader(jobs, env, source) if shard is None else None
+    loaded = load_named(args, loader)
+    judged = loader.judged if loader is not None else None
+    select = _selected(loaded, shard)
+    result = run_packs(loaded, env, select, jobs=jobs, source=source, judged=judged)
     return loaded, result
 
 

@@ -1,36 +1,32 @@
-"""Run loaded packs: load each selected case's input and judge it, in order, forked when large."""
+"""Run loaded packs: load each selected case's input and judge it, in order; a large run's
+work shared out to forked processes (replaygate/parallel.py)."""
 
 from __future__ import annotations
 
 import gc
 import os
-import signal
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
+from pathlib import Path
 
-from replaygate.core.errors import EXIT_BUG, ReplayGateError
-from replaygate.core.model import CaseResult, RunResult
+from replaygate import parallel
+from replaygate.core.errors import PackError
+from replaygate.core.model import CaseResult, Problem, RunResult
 from replaygate.engine.collector import CaseContext
-from replaygate.engine.forking import can_fork, flush_output
 from replaygate.engine.judge import RECORDED, evaluate_case
 from replaygate.engine.transfer import Sent, compact, rebuild
 from replaygate.loading import folders
-from replaygate.loading.contract import Contract, GoldenCase
+from replaygate.loading.contract import Contract, GoldenCase, outline, outline_contract
 from replaygate.loading.fixtures import CaseInput, load_case_input
-from replaygate.loading.pack import Loaded, Pack
+from replaygate.loading.pack import ContractItem, Loaded, Pack, parse_contract
 
-if TYPE_CHECKING:
-    from replaygate.engine.forked import Workers
-
-PARALLEL_MIN_CASES = 2000  # below this, forking costs more than it saves
-CHUNK_CASES = 250
 CaseKey = tuple[str, str, str]  # pack_id, contract path within the pack, case id
 Select = Callable[[CaseKey], bool]
 # Where a case's input comes from: its files (recorded mode) or a live provider.
 Source = Callable[[Pack, Contract, GoldenCase], CaseInput | str]
+# A case judged while its contract was loaded: its pack's folder, contract path and id.
+CaseName = tuple[Path, str, str]
 
 
 def case_keys(packs: Sequence[Pack]) -> list[CaseKey]:
@@ -67,104 +63,106 @@ def _evaluate(item: Work) -> CaseResult:
     return evaluate_case(ctx, item.source(item.pack, ctx.contract, ctx.case))
 
 
-# What forked workers evaluate: set before the pool forks, so nothing is pickled but results.
-_SHARED: list[Work] = []
-# In a worker: the file its stdout and stderr (the descriptors too) are written to.
-_OUTPUT: list[IO[bytes]] = []
-
-
-class WorkerDied(ReplayGateError):
-    """A worker process was killed: its cases have no result, so the run has none."""
-
-    exit_code = EXIT_BUG
-
-
-def start_worker() -> None:
-    """Leave cancellation to the parent, and keep the job log to the parent alone.
-
-    The parent terminates workers (SIGTERM) in silence. What a worker prints (a library's
-    warning, even from C) goes to a file of its own and back to the parent with the
-    results: a worker writing to the log itself could open a ``stop-commands`` block
-    that nothing closes, and every later annotation would be ignored.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    import tempfile
-
-    # Both files stay open for the worker's lifetime: no context manager fits.
-    output = tempfile.TemporaryFile()  # noqa: SIM115
-    for fd in (1, 2):
-        os.dup2(output.fileno(), fd)
-    # line-buffered: Python's lines and the descriptors' writes keep their order
-    sys.stdout = sys.stderr = open(  # noqa: SIM115
-        1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False
+def _fixture_bytes(work: Sequence[Work]) -> int:
+    """About the bytes judging ``work`` reads: only fixtures count (cases read whole at load,
+    @isdk results and other tools' files, leave a process nothing to read)."""
+    return sum(
+        parallel.file_size(item.pack.golden_dir / item.ctx.case.input_ref)
+        for item in work
+        if item.ctx.contract.case_inputs is None
     )
-    _OUTPUT[:] = [output]
 
 
-def printed() -> str:
-    """What this worker printed since the last call."""
-    sys.stdout.flush()
-    (output,) = _OUTPUT
-    output.seek(0)
-    text = output.read().decode("utf-8", "backslashreplace")
-    output.seek(0)
-    output.truncate()
-    return text
-
-
-def _evaluate_range(bounds: tuple[int, int]) -> tuple[list[Sent], str]:
-    cases = [compact(item.ctx, _evaluate(item)) for item in _SHARED[bounds[0] : bounds[1]]]
-    return cases, printed()
-
-
-def _can_fork(jobs: int, count: int) -> bool:
-    return count >= PARALLEL_MIN_CASES and can_fork(jobs)
-
-
-def _evaluate_all(work: list[Work], jobs: int, workers: Workers | None) -> list[CaseResult]:
-    if workers is not None and workers.forked:  # they hold the contracts: they judge
-        return workers.judge(work, _evaluate)
-    # Cases read whole at load (ai-tester traces, @isdk results) leave workers nothing to read,
-    # only results to send back, which costs more than judging them here: only fixtures count.
-    if not _can_fork(jobs, sum(item.ctx.contract.case_inputs is None for item in work)):
+def _evaluate_all(work: list[Work], jobs: int) -> list[CaseResult]:
+    """Every case of ``work`` judged, in order; in ``jobs`` processes where that pays."""
+    if not parallel.worth_forking(jobs, lambda: _fixture_bytes(work)):
         return [_evaluate(item) for item in work]
-    size = max(CHUNK_CASES, -(-len(work) // (jobs * 8)))
-    chunks = [(start, min(start + size, len(work))) for start in range(0, len(work), size)]
-    _SHARED[:] = work
+    shares = parallel.split([1] * len(work), [1] * jobs)
+
+    def judge(bounds: tuple[int, int]) -> list[Sent]:
+        return [compact(item.ctx, _evaluate(item)) for item in work[bounds[0] : bounds[1]]]
+
+    answers = parallel.map_shares(judge, shares)
+    return [
+        rebuild(item.ctx, sent)
+        for (start, end), part in zip(shares, answers, strict=True)
+        for item, sent in zip(work[start:end], part, strict=True)
+    ]
+
+
+# What a share of contract files comes back as: each file's contract (an outline when it
+# was loaded in another process) or its problems, with its selected cases judged by name.
+Loading = list[tuple[Contract | list[Problem], dict[str, Sent]]]
+
+
+class JudgingLoader:
+    """A run's contract loader (a ContractBatch) that judges each contract's selected cases
+    as it loads it, in shares over ``jobs`` processes when the files are large enough to pay
+    (recorded mode; a run that selects cases by shard loads them all first instead).
+
+    A contract loaded in another process comes back as an outline (what names and selects
+    its cases: compiled contracts never travel, unpickling one costs as much as loading
+    it), with its cases' results; ``judged`` holds them for ``run_packs``.
+    """
+
+    def __init__(self, jobs: int, env: Mapping[str, str], source: Source) -> None:
+        self.jobs = jobs
+        self.judged: dict[CaseName, Sent] = {}
+        self._env, self._source = env, source
+
+    def __call__(self, items: Sequence[ContractItem]) -> list[Contract | list[Problem]]:
+        sizes = [parallel.file_size(item.path) for item in items] if self.jobs >= 2 else []
+        if not parallel.worth_forking(self.jobs, lambda: sum(sizes)):
+            return [_parsed(item) for item in items]
+        shares = parallel.split(sizes, [1] * self.jobs)
+        parent = os.getpid()
+        with folders.reading():  # each golden directory opened once in each process
+            answers = parallel.map_shares(
+                lambda b: self._load(items[b[0] : b[1]], os.getpid() != parent), shares
+            )
+        outcomes: list[Contract | list[Problem]] = []
+        for (start, end), answer in zip(shares, answers, strict=True):
+            for item, (contract, results) in zip(items[start:end], answer, strict=True):
+                if isinstance(contract, Contract):
+                    for case_id, sent in results.items():
+                        self.judged[(item.pack.directory, contract.path, case_id)] = sent
+                outcomes.append(contract)
+        return outcomes
+
+    def _load(self, items: Sequence[ContractItem], elsewhere: bool) -> Loading:
+        loaded: Loading = []
+        for item in items:
+            contract = _parsed(item)
+            if isinstance(contract, list):
+                loaded.append((contract, {}))
+                continue
+            results = self._judge(item, contract)
+            loaded.append((_outlined(contract) if elsewhere else contract, results))
+        gc.freeze()  # what this process keeps lives to its end: no collection scans it again
+        return loaded
+
+    def _judge(self, item: ContractItem, contract: Contract) -> dict[str, Sent]:
+        pack = item.pack
+        allowlisted = pack.allowlist.get(contract.path)
+        judged = {}
+        for case in contract.golden_cases:
+            if item.selection.wants_case(item.path, case.id):
+                ctx = CaseContext(
+                    pack.pack_id, pack.shown, contract, case, self._env, allowlisted, RECORDED
+                )
+                judged[case.id] = compact(ctx, _evaluate(Work(pack, ctx, self._source)))
+        return judged
+
+
+def _parsed(item: ContractItem) -> Contract | list[Problem]:
     try:
-        return _in_workers(work, chunks, jobs)
-    finally:
-        _SHARED.clear()
+        return parse_contract(item.path, item.pack)
+    except PackError as exc:
+        return exc.problems()
 
 
-def _in_workers(work: list[Work], chunks: list[tuple[int, int]], jobs: int) -> list[CaseResult]:
-    """The chunks evaluated by ``jobs`` forked workers, in order; their output re-printed here."""
-    import multiprocessing  # only a large run needs these: about 10 ms of every start otherwise
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    flush_output()  # a worker must not inherit, and print again, what is buffered here
-    context = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=start_worker)
-    cases: list[CaseResult] = []
-    try:
-        results = pool.map(_evaluate_range, chunks)
-        for (start, end), (part, text) in zip(chunks, results, strict=True):
-            cases += [rebuild(i.ctx, sent) for i, sent in zip(work[start:end], part, strict=True)]
-            sys.stderr.write(text)
-    except BrokenProcessPool:
-        raise WorkerDied(
-            "a worker process stopped abruptly (killed, or out of memory): the run is "
-            "incomplete and nothing was reported; run it again, or with --jobs 1"
-        ) from None
-    except BaseException:  # cancelled: the workers' chunks are of no use now
-        for process in list(pool._processes.values()):  # no public way before Python 3.14
-            process.terminate()
-        raise
-    finally:
-        pool.shutdown(cancel_futures=True)
-    return cases
+def _outlined(contract: Contract) -> Contract:
+    return outline_contract(*outline(contract))
 
 
 def run_packs(
@@ -175,13 +173,13 @@ def run_packs(
     jobs: int = 1,
     source: Source = load_case_input,
     mode: str = RECORDED,
-    workers: Workers | None = None,
+    judged: Mapping[CaseName, Sent] | None = None,
 ) -> RunResult:
     """Evaluate every selected case of the loaded packs, in ``jobs`` processes where that pays.
 
     ``mode`` is ``recorded`` or the live provider's name, for the cases' provider_modes.
     Results come back in pack, contract and case order whatever the number of jobs.
-    ``workers``: what loaded the contracts, which judges the cases of those it holds.
+    ``judged``: cases judged while their contracts loaded (``JudgingLoader``).
     """
     started = time.perf_counter()
     # The contracts live for the whole run: freezing them keeps the collector from
@@ -192,7 +190,7 @@ def run_packs(
         # each golden directory opened once and each recordings directory listed once
         with folders.reading():
             work = _work(loaded.packs, env, select, source, mode)
-            cases = tuple(_evaluate_all(work, jobs, workers))
+            cases = tuple(_judge_rest(work, jobs, judged or {}))
     finally:
         gc.unfreeze()
     return RunResult(
@@ -203,3 +201,20 @@ def run_packs(
         # a recording's warning once, however many cases share it
         warnings=(*loaded.warnings, *dict.fromkeys(n for case in cases for n in case.notes)),
     )
+
+
+def _judge_rest(work: list[Work], jobs: int, judged: Mapping[CaseName, Sent]) -> list[CaseResult]:
+    """The results of ``work`` in order: those ``judged`` already rebuilt for their place in
+    the run, the others judged now."""
+    if not judged:
+        return _evaluate_all(work, jobs)
+
+    def name(item: Work) -> CaseName:
+        return (item.pack.directory, item.ctx.contract.path, item.ctx.case.id)
+
+    rest = [item for item in work if name(item) not in judged]
+    fresh = iter(_evaluate_all(rest, jobs))
+    return [
+        rebuild(item.ctx, judged[name(item)]) if name(item) in judged else next(fresh)
+        for item in work
+    ]

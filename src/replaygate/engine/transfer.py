@@ -8,6 +8,8 @@ context would not rebuild exactly) travels whole.
 
 from __future__ import annotations
 
+import dataclasses
+
 from replaygate.core.model import CaseResult, Status
 from replaygate.engine.collector import CaseContext
 
@@ -18,8 +20,8 @@ Sent = Compact | CaseResult
 
 def rebuild(ctx: CaseContext, sent: Sent) -> CaseResult:
     """The result ``sent`` stands for, for the case of ``ctx``."""
-    if isinstance(sent, CaseResult):
-        return sent
+    if isinstance(sent, CaseResult):  # judged where its place in the run was not known
+        return sent if sent.order == ctx.order else dataclasses.replace(sent, order=ctx.order)
     observed_ok, status, classification, fingerprint, reason, duration_s, score = sent
     return ctx.result(
         observed_ok=observed_ok,

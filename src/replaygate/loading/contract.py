@@ -279,7 +279,7 @@ CaseFields = tuple[str, str, bool, str | None, tuple[str, ...] | None, int, int,
 
 
 def outline(contract: Contract) -> tuple[str, str, str, tuple[CaseFields, ...]]:
-    """What a forked worker sends back of a contract it loaded and keeps: what names and
+    """What another process sends back of a contract it loaded and judged: what names and
     selects its cases (plain tuples: pickled several times faster than the dataclasses)."""
     cases = tuple(
         (c.id, c.input_ref, c.expect_ok, c.expected_error, c.provider_modes, c.line,
@@ -290,8 +290,8 @@ def outline(contract: Contract) -> tuple[str, str, str, tuple[CaseFields, ...]]:
 
 
 def outline_contract(path: str, file: str, tool: str, cases: tuple[CaseFields, ...]) -> Contract:
-    """The parent's copy of a contract a worker holds: its cases, nothing to check. Only
-    that worker judges them (engine/forked.py)."""
+    """This process's copy of a contract another process loaded and judged (its results
+    come with it, engine/runner.py): its cases, nothing to check."""
     return trace_only_contract(
         path, file, tool, {}, golden_cases=tuple(GoldenCase(*case) for case in cases)
     )

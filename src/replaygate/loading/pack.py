@@ -8,14 +8,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from pydantic_core import ValidationError
 
 from replaygate.core.errors import PackError
 from replaygate.core.model import PackSummary, Problem
 from replaygate.loading import files, yaml_reader
-from replaygate.loading.allowlist import load_allowlist
+from replaygate.loading.allowlist import Allowlist, load_allowlist
 from replaygate.loading.contract import Contract, compile_contract
 from replaygate.loading.golden import unused_fixtures
 from replaygate.loading.models import ContractModel, Model, PackModel, Record, validation_errors
@@ -198,20 +198,29 @@ def parse_contract(path: Path, pack: Pack) -> Contract:
     return load_contract(path, pack.directory, pack.root)
 
 
-# Every chosen contract file of a run (each with its pack as far as it is loaded), in order:
-# each file's Contract, or the problems that kept it from loading. One call for all of them,
-# so that a run with workers can share them out (engine/forked.py).
-ContractBatch = Callable[[Sequence[tuple[Path, Pack]]], list["Contract | list[Problem]"]]
+class ContractItem(NamedTuple):
+    """A chosen contract file of a run, with its pack as far as it is loaded (its settings
+    and NR allowlist; no contracts) and what of the pack the command line selects."""
+
+    path: Path
+    pack: Pack
+    selection: Selection
+
+
+# Every chosen contract file of a run, in order: each file's Contract, or the problems that
+# kept it from loading. One call for all of them, so that a run can share them out between
+# processes (engine/runner.py) or know some from the results cache (cache/).
+ContractBatch = Callable[[Sequence[ContractItem]], list["Contract | list[Problem]"]]
 
 
 def one_by_one(load: ContractLoader) -> ContractBatch:
     """The batch that loads each file in turn with ``load``."""
 
-    def batch(items: Sequence[tuple[Path, Pack]]) -> list[Contract | list[Problem]]:
+    def batch(items: Sequence[ContractItem]) -> list[Contract | list[Problem]]:
         outcomes: list[Contract | list[Problem]] = []
-        for path, pack in items:
+        for item in items:
             try:
-                outcomes.append(load(path, pack))
+                outcomes.append(load(item.path, item.pack))
             except PackError as exc:
                 outcomes.append(exc.problems())
         return outcomes
@@ -280,10 +289,10 @@ def load_pack(
 
     Contracts that fail to load are problems, the others still load.
     """
-    plan = _plan(pack_file, root, selection or Selection({(None, None)}))
+    plan = _plan(pack_file, root, selection or Selection({(None, None)}), now)
     if plan.draft is None:
         return None, plan.problems, []
-    return _finish(plan, one_by_one(load)([(path, plan.draft) for path in plan.chosen]), now)
+    return _finish(plan, one_by_one(load)(plan.items()))
 
 
 @dataclass(slots=True)
@@ -297,9 +306,15 @@ class _Plan:
     draft: Pack | None = None  # None: the pack cannot load (its problems say why)
     contract_files: list[Path] = field(default_factory=list)
     chosen: list[Path] = field(default_factory=list)
+    allowlist: Allowlist = field(default_factory=Allowlist)
+
+    def items(self) -> list[ContractItem]:
+        if self.draft is None:
+            return []
+        return [ContractItem(path, self.draft, self.selection) for path in self.chosen]
 
 
-def _plan(pack_file: Path, root: Root, selection: Selection) -> _Plan:
+def _plan(pack_file: Path, root: Root, selection: Selection, now: datetime) -> _Plan:
     problems: list[Problem] = []
     pack_dir = pack_file.parent
     shown = files.shown_path(pack_file, root.path)
@@ -321,12 +336,17 @@ def _plan(pack_file: Path, root: Root, selection: Selection) -> _Plan:
         problems += _unlisted(model, layout.contracts_dir, pack_dir, raw, shown, globbed)
     plan.contract_files = contract_files
     plan.chosen = [path for path in contract_files if selection.wants_contract(path)]
-    plan.draft = _draft(model, pack_dir, root.path, layout)
+    # read before the contracts: a contract loaded in another process is judged there
+    names = {contract_path(path, pack_dir, root.path) for path in contract_files}
+    plan.allowlist = load_allowlist(pack_dir, root.path, now, names, validate)
+    plan.draft = replace(
+        _draft(model, pack_dir, root.path, layout), allowlist=plan.allowlist.listed
+    )
     return plan
 
 
 def _finish(
-    plan: _Plan, outcomes: Sequence[Contract | list[Problem]], now: datetime
+    plan: _Plan, outcomes: Sequence[Contract | list[Problem]]
 ) -> tuple[Pack, list[Problem], list[Problem]]:
     """The planned pack with its chosen contracts' ``outcomes`` (in order), its @isdk
     fixtures and allowlist; its problems and warnings."""
@@ -347,14 +367,8 @@ def _finish(
     loaded += isdk
     chosen = plan.chosen + list(dict.fromkeys(path for path, _ in isdk))
     contracts = selection.apply(loaded)
-    allowlist = load_allowlist(
-        pack_dir,
-        root,
-        now,
-        {contract_path(p, pack_dir, root) for p in plan.contract_files},
-        validate,
-    )
-    pack = replace(draft, contracts=tuple(contracts), allowlist=allowlist.listed)
+    allowlist = plan.allowlist
+    pack = replace(draft, contracts=tuple(contracts))
     shown = files.shown_path(plan.pack_file, root)
     problems += allowlist.problems + selection.unmatched(loaded, chosen, shown, root)
     warnings = list(allowlist.warnings)
@@ -448,13 +462,8 @@ def load_packs(
             continue
         pack_root = root_for(pack_file, root, cwd)
         roots.setdefault(pack_root.path, pack_root.why)
-        planned.append(_plan(pack_file, pack_root, selection))
-    items = [
-        (path, plan.draft)
-        for plan in planned
-        if isinstance(plan, _Plan) and plan.draft is not None
-        for path in plan.chosen
-    ]
+        planned.append(_plan(pack_file, pack_root, selection, now))
+    items = [item for plan in planned if isinstance(plan, _Plan) for item in plan.items()]
     outcomes = iter((load or one_by_one(parse_contract))(items))
     packs: list[Pack] = []
     seen: dict[str, str] = {}
@@ -465,9 +474,7 @@ def load_packs(
         if plan.draft is None:
             problems += plan.problems
             continue
-        pack, pack_problems, pack_warnings = _finish(
-            plan, [next(outcomes) for _ in plan.chosen], now
-        )
+        pack, pack_problems, pack_warnings = _finish(plan, [next(outcomes) for _ in plan.chosen])
         problems += pack_problems
         noted += pack_warnings
         if pack.pack_id in seen:

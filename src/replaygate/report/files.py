@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 from replaygate.core.errors import ReplayGateError
-from replaygate.engine.forking import Helper
 from replaygate.loading.files import named_path
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)  # Windows: no CRLF
@@ -82,71 +80,6 @@ def _write_temporary(temp: Path, text: str | Iterable[str]) -> None:
 
 def _cannot_write(path: Path, exc: OSError) -> ReplayGateError:
     return ReplayGateError(f"cannot write {path}: {exc.strerror or exc}")
-
-
-def can_write_elsewhere(paths: Sequence[Path]) -> bool:
-    """Whether these report files may be written at the same time, by several processes:
-    each is a file of its own (none is a device, a FIFO, another one's target, or a folder
-    on the way to another: a helper creating it would change who fails)."""
-    targets = sorted(os.path.realpath(path) for path in paths)
-    nested = any(b.startswith(a.rstrip(os.sep) + os.sep) for a, b in itertools.pairwise(targets))
-    distinct = len(set(targets)) == len(paths)
-    return distinct and not nested and not any(_is_special(path) for path in paths)
-
-
-class WrittenElsewhere:
-    """A report file rendered and written by a forked helper (rendering a large report is
-    CPU work) while this process does something else, such as writing another report.
-
-    The helper writes the temporary file; ``finish`` renames it over the target, so the
-    file is replaced whole or not at all, as by ``write_atomic``. A helper that could not
-    be started, could not write, or ended without an answer costs only time: the report
-    is then written here, so a failure is met and worded as without a helper. Leaving a
-    ``with`` block before ``finish`` ends the helper and removes what it wrote; a helper
-    stopped otherwise (its parent killed, a SIGTERM of its own) removes it itself.
-    """
-
-    def __init__(self, path: Path, render: Callable[[], str | Iterable[str]]) -> None:
-        self._path, self._render = path, render
-        self._temp = _temporary(path)
-        try:
-            self._helper: Helper | None = Helper(self._write, undo=self._undo)
-        except OSError:  # no process to be had: written here, by finish
-            self._helper = None
-
-    def _write(self) -> bool:
-        """In the helper: whether the temporary file is written (if not, nothing is left)."""
-        try:
-            _write_temporary(self._temp, self._render())
-        except OSError:
-            _remove(self._temp)
-            return False
-        return True
-
-    def _undo(self) -> None:
-        _remove(self._temp)
-
-    def __enter__(self) -> WrittenElsewhere:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._helper is not None:  # still at work when the run was cancelled: ended
-            self._helper.stop()
-        _remove(self._temp)  # gone already once it is in place
-
-    def finish(self) -> None:
-        """The report in place, once the helper is done. Raises ReplayGateError."""
-        if self._helper is not None and self._helper.answer() is True:
-            try:
-                os.replace(self._temp, self._path)
-                return
-            except FileNotFoundError:  # gone since (removed by hand?): written here, below
-                pass
-            except OSError as exc:
-                _remove(self._temp)
-                raise _cannot_write(self._path, exc) from None
-        _remove(self._temp)  # whatever a helper without an answer wrote is not trusted
-        write_atomic(self._path, self._render())
 
 
 def _remove(temp: Path) -> None:

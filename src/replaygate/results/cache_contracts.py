@@ -9,7 +9,6 @@ path, its file and its cases: each hit's result carries the rest.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
@@ -21,11 +20,18 @@ from typing import Any, cast
 
 import msgspec
 
+from replaygate import parallel
 from replaygate.core.model import CaseResult, Problem
-from replaygate.engine.forking import Helper, can_fork, file_size, held, orphaned, shares
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import MAX_YAML_BYTES, shown_path
-from replaygate.loading.pack import ContractLoader, Pack, contract_path, one_by_one, parse_contract
+from replaygate.loading.pack import (
+    ContractItem,
+    ContractLoader,
+    Pack,
+    contract_path,
+    one_by_one,
+    parse_contract,
+)
 from replaygate.results.cache import Store, load_store
 from replaygate.results.cache_codec import BadEntry, Strict, convert
 from replaygate.results.cache_keys import Keys, contract_entry_key, env_names
@@ -113,23 +119,20 @@ def _decoded(
 
 
 CaseName = tuple[Path, str, str]  # the pack's folder, the contract's path in it, the case id
-Item = tuple[Path, Pack]  # a contract file and its pack as far as it is loaded
 # A contract whose entry and every case's result are in the cache: the entry's key and its
-# cases' keys, in order (what a helper process sends back).
+# cases' keys, in order (what another process sends back).
 HitKeys = tuple[str, list[str]]
-# A warm run's work that a helper shares: the contracts under this many are all the parent's
-# (forking costs more than it saves), and the helper takes this part of the bytes, since the
-# parent also decodes every result, the helper's too.
-HELPER_MIN_CONTRACTS = 100
-HELPER_SHARE = 0.6
+# The part of a warm run's contract bytes this process keys and loads itself; another
+# process keys the rest meanwhile (reading and hashing the files is most of a warm run),
+# and this one decodes every result, the other's too.
+OWN_SHARE = 0.4
 
 
 class WarmContracts:
     """``run --cache``'s contract loader: a contract whose entry and every case hit is not
     parsed (an ``Unparsed``, its cases' results kept for the look-up); any other is parsed,
-    and its entry stored. With two jobs or more, a forked helper computes the keys of part
-    of a large run's contracts (reading and hashing their files: most of a warm run) while
-    the parent loads the rest."""
+    and its entry stored. Where forking pays (replaygate/parallel.py), another process
+    computes the keys of part of the contracts while this one loads the rest."""
 
     def __init__(
         self, folder: str, keys: Keys, identity: str, refuse: Callable[[Pack], None], jobs: int
@@ -152,33 +155,31 @@ class WarmContracts:
             self._store = load_store(self._folder, self._identity)
         return self._store
 
-    def batch(self, items: Sequence[Item]) -> list[Contract | list[Problem]]:
-        """Every contract of the run (a ContractBatch), in order; the keys of the last part
-        computed by a helper when the run is large enough to gain from one."""
-        if len(items) < HELPER_MIN_CONTRACTS or not can_fork(self._jobs):
+    def batch(self, items: Sequence[ContractItem]) -> list[Contract | list[Problem]]:
+        """Every contract of the run (a ContractBatch), in order."""
+        sizes = [parallel.file_size(item.path) for item in items] if self._jobs >= 2 else []
+        if not parallel.worth_forking(self._jobs, lambda: sum(sizes)):
             return one_by_one(self)(items)
-        for _, pack in items:  # the cache is read before the fork, so every pack is checked
-            self._check(pack)
+        for item in items:  # the cache is read before the fork, so every pack is checked
+            self._check(item.pack)
         self.store()
-        sizes = [file_size(path) for path, _ in items]
-        ours, theirs = shares(sizes, [1 - HELPER_SHARE, HELPER_SHARE])
+        ours, theirs = parallel.split(sizes, [OWN_SHARE, 1 - OWN_SHARE])
         rest = items[theirs[0] : theirs[1]]
-        with contextlib.ExitStack() as stack:
-            with held():  # a cancellation waits until the helper is registered to be ended
-                try:
-                    helper = stack.enter_context(Helper(lambda: self._all_hit_keys(rest)))
-                except OSError:  # no process to be had: the parent does it all (below)
-                    helper = None
-            if helper is None:
-                return one_by_one(self)(items)
-            outcomes = one_by_one(self)(items[ours[0] : ours[1]])
-            answer = helper.answer()
-        found: list[HitKeys | None] = answer if _answers(answer, len(rest)) else [None] * len(rest)
-        return outcomes + one_by_one(self._known(found))(rest)
+
+        def share(bounds: tuple[int, int]) -> list[Contract | list[Problem]] | list[HitKeys | None]:
+            if bounds == ours:
+                return one_by_one(self)(items[ours[0] : ours[1]])
+            return [self._hit_keys(item.path, item.pack) for item in rest]
+
+        outcomes, found = parallel.map_shares(share, [ours, theirs])
+        return [
+            *cast("list[Contract | list[Problem]]", outcomes),
+            *one_by_one(self._known(cast("list[HitKeys | None]", found)))(rest),
+        ]
 
     def _known(self, found: list[HitKeys | None]) -> ContractLoader:
-        """The loader of the helper's contracts, in turn, each with its keys when it found
-        them all in the cache; any other is loaded as it would be without a helper."""
+        """The loader of the contracts another process keyed, in turn, each with its keys
+        when it found them all in the cache; any other is loaded as it would be here."""
         answers = iter(found)
 
         def load(path: Path, pack: Pack) -> Contract:
@@ -252,18 +253,9 @@ class WarmContracts:
         keys = self.keys.cases(pack_key, pack, contract, contract.env_names, raw)
         return self._hits(key, pack, contract, keys) if keys is not None else None
 
-    def _all_hit_keys(self, items: Sequence[Item]) -> list[HitKeys | None]:
-        """In the helper: ``_hit_keys`` of each item, in order (fewer when the parent is gone)."""
-        found = []
-        for path, pack in items:
-            if orphaned():
-                break
-            found.append(self._hit_keys(path, pack))
-        return found
-
     def _hit_keys(self, path: Path, pack: Pack) -> HitKeys | None:
-        """In the helper: the keys of a contract whose entry and cases' results are all in
-        the cache (the parent decodes them), else None (the parent loads it)."""
+        """The keys of a contract whose entry and cases' results are all in the cache (the
+        process that loads decodes them), else None (it loads it)."""
         read = self._read(path, pack)
         if read is None:
             return None
@@ -278,7 +270,7 @@ class WarmContracts:
         return key, keys
 
     def _known_hit(self, path: Path, pack: Pack, found: HitKeys) -> Unparsed | None:
-        """The contract of the helper's keys when every case of it hits, else None."""
+        """The contract of another process's keys when every case of it hits, else None."""
         name, file = contract_path(path, pack.directory, pack.root), shown_path(path, pack.root)
         key, keys = found
         contract = self._entry(key, name, file)
@@ -302,8 +294,3 @@ class WarmContracts:
             found = cast(CaseResult, result)
             self.found[(pack.directory, contract.path, case.id)] = (case_key, found)
         return contract
-
-
-def _answers(answer: Any, count: int) -> bool:
-    """Whether the helper's answer has the shape asked for (marshal carries any shape)."""
-    return type(answer) is list and len(answer) == count

@@ -1,5 +1,6 @@
-"""Contracts loaded by forked workers that judge their cases: the serial run's results and
-output, whatever the shares; a worker's death or error stops the run."""
+"""A run shared out to forked processes (replaygate/parallel.py): contracts loaded and judged
+in shares, or (with a shard) judged in shares; the serial run's results and output, whatever
+the shares; a process's death or error stops the run."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,25 +21,28 @@ from packbuilder import CONTRACT, fixture, make_pack
 
 CASES = Path(__file__).parent / "cases"
 # `run --jobs N --root ROOT --json OUT [more]`, after PATCH, in a fresh process (forking
-# the test runner, which may run server threads, is not safe). FORKED (a file) receives how
-# many contract files the workers were given: nothing when they did not fork.
+# the test runner, which may run server threads, is not safe). TOLD (a file) receives a
+# character for each process forked: nothing when none was.
 SCRIPT = """
 import sys
-from replaygate import cli
-from replaygate.engine import forked, forked_worker as worker, runner
+from replaygate import cli, parallel
+from replaygate.engine import runner
 jobs, root, out, told = sys.argv[1:5]
-forked.MIN_CONTRACTS, forked.CHUNK_CASES = 1, 2
-start = forked.Workers._start
-def noted(self, items):
-    open(told, "w").write(str(len(items)))
-    return start(self, items)
-forked.Workers._start = noted
+parallel.MIN_BYTES = 1
+fork = parallel._fork
+def noted(work, share):
+    with open(told, "a") as handle:
+        handle.write("x")
+    return fork(work, share)
+parallel._fork = noted
 PATCH
 sys.exit(cli.main(["run", "--jobs", jobs, "--root", root, "--json", out, *sys.argv[5:]]))
 """
-# Every contract file to the first worker: it judges every case, the others none.
+# All the work to the last share, another process: the run's own process does none of it.
 ALL_TO_ONE = """
-forked._shares = lambda items, count: [(0, len(items))] + [(len(items), len(items))] * (count - 1)
+def _to_the_last(sizes, weights):
+    return [(0, 0)] * (len(weights) - 1) + [(0, len(sizes))]
+parallel.split = _to_the_last
 """
 
 
@@ -59,7 +64,7 @@ def run(root: Path, jobs: int, *more: str, patch: str = "", out: Path) -> dict[s
         "stdout": re.sub(r" in [0-9.]+s$", " in Xs", done.stdout, flags=re.MULTILINE),
         "stderr": done.stderr,
         "results": results,
-        "forked": int(told.read_text()) if told.exists() else 0,
+        "forked": len(told.read_text()) if told.exists() else 0,
     }
 
 
@@ -128,35 +133,48 @@ def test_problems_selection_and_shards_are_the_serial_ones(
         assert "pack_id 'p' is already used by packs/p" in parallel["stdout"]
 
 
-# What a worker prints while it loads and while it judges (on stdout and on its descriptors).
+# What a process prints while it loads and while it judges (on stderr and its descriptor).
 PRINTING = """
 import os
-parse, evaluate = worker.parse_contract, worker.evaluate_case
+parse, evaluate = runner.parse_contract, runner.evaluate_case
 def parse_printing(path, pack):
     print(f"loading {pack.pack_id}/{path.name}", file=sys.stderr)
     return parse(path, pack)
 def evaluate_printing(ctx, given):
     os.write(2, f"judging {ctx.pack_id}/{ctx.contract.path}::{ctx.case.id}\\n".encode())
     return evaluate(ctx, given)
-worker.parse_contract, worker.evaluate_case = parse_printing, evaluate_printing
-forked.parse_contract, runner.evaluate_case = parse_printing, evaluate_printing  # serial
+runner.parse_contract, runner.evaluate_case = parse_printing, evaluate_printing
 """
 
 
 @pytest.mark.posix
-def test_what_workers_print_comes_out_in_the_serial_order(tmp_path: Path) -> None:
+@pytest.mark.parametrize("patch", ["", ALL_TO_ONE], ids=["even", "all to one"])
+def test_what_workers_print_comes_out_whole_and_in_order(tmp_path: Path, patch: str) -> None:
+    """Forked, a contract's cases are judged as it loads, so loading and judging lines
+    interleave; every line of the serial run still comes out, each contract's in the serial
+    order, and the results are the serial ones. (Pack r's cases are judged too, before its
+    pack_id is found to be taken: their results are dropped, as the serial run's never are.)"""
     mixed(tmp_path)
-    parallel = same_as_serial(tmp_path, patch=PRINTING + ALL_TO_ONE, out=tmp_path)
+    serial = run(tmp_path, 1, patch=PRINTING, out=tmp_path)
+    parallel = run(tmp_path, 2, patch=PRINTING + patch, out=tmp_path)
+    assert parallel["forked"] > 0
+    assert {**parallel, "stderr": "", "forked": 0} == {**serial, "stderr": ""}
     lines = parallel["stderr"].splitlines()
-    assert lines[0] == "loading p/a.yaml"  # before the root line: loading comes first
-    assert "judging q/contracts/f.yaml::c8" in lines
+    extra = Counter(lines) - Counter(serial["stderr"].splitlines())
+    assert not Counter(serial["stderr"].splitlines()) - Counter(lines)
+    assert {line.split("::")[0] for line in extra.elements()} == {
+        f"judging p/contracts/{name}" for name in ("a.yaml", "d.yaml", "e.yaml")
+    }
+    judged = [line for line in lines if line.startswith("judging q/contracts/f.yaml::")]
+    assert judged == [f"judging q/contracts/f.yaml::c{i}" for i in range(9)]
+    assert lines.index("loading q/f.yaml") < lines.index(judged[0])
 
 
 def killed(when: str) -> str:
     """A patch that kills the worker (as the OOM killer would) at ``when``."""
     return f"""
 import os, signal
-parse, evaluate = worker.parse_contract, worker.evaluate_case
+parse, evaluate = runner.parse_contract, runner.evaluate_case
 def parse_dying(path, pack):
     if {when == "load"} and path.name == "e.yaml" and pack.pack_id == "q":
         os.kill(os.getpid(), signal.SIGKILL)
@@ -165,38 +183,15 @@ def evaluate_dying(ctx, given):
     if {when == "judge"} and ctx.case.id == "c5":
         os.kill(os.getpid(), signal.SIGKILL)
     return evaluate(ctx, given)
-worker.parse_contract, worker.evaluate_case = parse_dying, evaluate_dying
-"""
-
-
-# The first worker dies when it is done loading, before it is sent any case: the parent's
-# request meets a closed pipe.
-BETWEEN = """
-import os, signal
-serve = worker.serve
-class Dying:
-    def __init__(self, conn):
-        self.conn, self.calls = conn, 0
-    def recv(self):
-        self.calls += 1
-        if self.calls == 2:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return self.conn.recv()
-    def send(self, message):
-        return self.conn.send(message)
-first = []
-def serve_dying(conn, parents):
-    first.append(conn)
-    return serve(Dying(conn) if len(first) == 1 else conn, parents)
-worker.serve = serve_dying
+runner.parse_contract, runner.evaluate_case = parse_dying, evaluate_dying
 """
 
 
 @pytest.mark.posix
-@pytest.mark.parametrize("when", ["load", "judge", "between"])
+@pytest.mark.parametrize("when", ["load", "judge"])
 def test_a_worker_that_dies_fails_the_run(tmp_path: Path, when: str) -> None:
     mixed(tmp_path)
-    done = run(tmp_path, 2, patch=BETWEEN if when == "between" else killed(when), out=tmp_path)
+    done = run(tmp_path, 2, patch=killed(when) + ALL_TO_ONE, out=tmp_path)
     assert done["code"] == 3, done["stderr"]
     assert [line for line in done["stderr"].splitlines() if not line.startswith("root: ")] == [
         "replaygate: a worker process stopped abruptly (killed, or out of memory): "
@@ -211,9 +206,9 @@ def test_an_error_in_a_worker_is_raised_in_the_parent(tmp_path: Path) -> None:
     patch = """
 def failing(ctx, given):
     raise ValueError(f"a bug met at {ctx.case.id}")
-worker.evaluate_case = failing
+runner.evaluate_case = failing
 """
-    done = run(tmp_path, 2, patch=patch, out=tmp_path)
+    done = run(tmp_path, 2, patch=patch + ALL_TO_ONE, out=tmp_path)
     assert done["code"] == 3
     assert "ValueError: a bug met at " in done["stderr"]
     assert done["results"] is None
@@ -240,7 +235,7 @@ def test_without_a_safe_fork_the_contracts_load_here(tmp_path: Path, patch: str)
 STALLING = """
 import os, signal, time
 signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-evaluate = worker.evaluate_case
+evaluate = runner.evaluate_case
 def stalling(ctx, given):
     if ctx.case.id == "c5":  # written whole or not at all: a reader never sees it empty
         with open(f"stalled.{os.getpid()}", "w") as handle:
@@ -248,14 +243,14 @@ def stalling(ctx, given):
         os.replace(f"stalled.{os.getpid()}", "stalled")
         time.sleep(600)
     return evaluate(ctx, given)
-worker.evaluate_case = stalling
+runner.evaluate_case = stalling
 """
 
 
 @pytest.mark.posix
 def test_a_cancelled_run_stops_its_workers(tmp_path: Path) -> None:
     mixed(tmp_path)
-    script = SCRIPT.replace("PATCH", STALLING)
+    script = SCRIPT.replace("PATCH", STALLING + ALL_TO_ONE)
     argv = [sys.executable, "-c", script, "2", str(tmp_path), "out.json", "told"]
     process = subprocess.Popen(argv, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
     marker = tmp_path / "stalled"
@@ -279,29 +274,27 @@ def long_ids(root: Path, contracts: int = 3, cases: int = 260) -> Path:
 
 
 @pytest.mark.posix
-@pytest.mark.parametrize("deferred", [False, True], ids=["small requests", "all deferred"])
-def test_large_answers_never_deadlock_the_workers(tmp_path: Path, deferred: bool) -> None:
-    """A worker blocked sending a large answer reads nothing: the parent sends it a request
-    then only when the request is small, else when the worker owes nothing."""
+@pytest.mark.parametrize("patch", ["", ALL_TO_ONE], ids=["even", "all to one"])
+def test_large_answers_come_back_whole(tmp_path: Path, patch: str) -> None:
+    """Answers far larger than a pipe's buffer: a process never waits for the run's own to
+    read (answers go to files)."""
     long_ids(tmp_path)
-    patch = "forked.CHUNK_CASES = 250\n"
-    patch += "forked.SMALL_REQUEST = 0\n" if deferred else ""
     parallel = same_as_serial(tmp_path, patch=patch, out=tmp_path)
     assert parallel["code"] == 1 and parallel["results"]["totals"]["failed"] == 780
 
 
-# After it loaded its share (all of them: see ALL_TO_ONE), the worker rewrites every
+# After it loaded its share (all of them: see ALL_TO_ONE), the process rewrites every
 # contract file: the run must judge the versions it loaded, as a serial run reads each file
-# once. The other workers, given none, rewrite nothing (they would race its loading).
+# once. The run's own process, given none, rewrites nothing (it would race the loading).
 REWRITTEN = """
 from pathlib import Path
-load = worker._load_share
-def load_then_rewrite(bounds):
-    sent = load(bounds)
-    for path in Path(root).glob("packs/*/contracts/*.yaml") if sent else ():
+load = runner.JudgingLoader._load
+def load_then_rewrite(self, items, elsewhere):
+    sent = load(self, items, elsewhere)
+    for path in Path(root).glob("packs/*/contracts/*.yaml") if items else ():
         path.write_text("golden_cases: [")
     return sent
-worker._load_share = load_then_rewrite
+runner.JudgingLoader._load = load_then_rewrite
 """
 
 
