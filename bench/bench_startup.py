@@ -26,9 +26,12 @@ ROOT = Path(__file__).resolve().parent.parent
 UNNEEDED = (
     "jsonschema", "referencing", "jsonpath_ng", "requests", "urllib3", "junit_xml", "xml.etree",
     "tqdm", "ruamel", "multiprocessing", "replaygate.github.publish", "replaygate.report.json",
-    "replaygate.report.junit", "replaygate.report.markdown", "replaygate.loading.formats",
-    "replaygate.providers.wire", "replaygate.inference", "msgspec", "pydantic",
-    "importlib.metadata",
+    "replaygate.report.junit", "replaygate.report.markdown", "replaygate.providers.wire",
+    "replaygate.inference", "msgspec", "pydantic", "importlib.metadata",
+    # other tools' readers (the formats' registry itself is light: every run consults it)
+    "replaygate.loading.formats.isdk", "replaygate.loading.formats.isdk_expect",
+    "replaygate.loading.formats.isdk_scoring", "replaygate.loading.formats.aitester",
+    "replaygate.loading.formats.aitester_trace", "replaygate.loading.formats.connexity",
 )  # fmt: skip
 RUN = "import sys; from replaygate.cli import main; sys.exit(main(['run', 'packs', '-q']))"
 COUNT = (

@@ -14,7 +14,8 @@ from replaygate import cli
 from replaygate.core.errors import PackError
 from replaygate.loading import files, folders
 from replaygate.loading.fixtures import CaseInput, load_input
-from replaygate.loading.pack import Pack, load_packs
+from replaygate.loading.pack import load_packs
+from replaygate.loading.packs import Pack
 from test_pack_loading import NOW
 
 pytestmark = pytest.mark.posix

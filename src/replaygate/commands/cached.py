@@ -14,7 +14,7 @@ from replaygate.core.errors import ReplayGateError, UsageError
 from replaygate.core.model import CaseResult, Problem, RunResult
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import find_repository_root
-from replaygate.loading.pack import Loaded, Pack
+from replaygate.loading.packs import Loaded, Pack
 from replaygate.report.files import write_atomic
 from replaygate.results.cache import CACHE_FILE, Store
 from replaygate.results.cache_contracts import Unparsed, WarmContracts

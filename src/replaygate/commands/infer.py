@@ -13,7 +13,7 @@ from replaygate.core.errors import EXIT_OK, ReplayGateError
 if TYPE_CHECKING:
     from replaygate.inference.learn import Inferred
     from replaygate.inference.write import GoldenCase
-    from replaygate.loading.pack import Pack
+    from replaygate.loading.packs import Pack
 
 
 def add_parser(sub: Any) -> None:

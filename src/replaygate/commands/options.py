@@ -25,8 +25,8 @@ from replaygate.report.junit_family import JunitFamily
 from replaygate.results.verdict import FailOn, exit_code
 
 if TYPE_CHECKING:
-    from replaygate.loading.pack import ContractBatch, Loaded
-    from replaygate.loading.peers import PeerOptions
+    from replaygate.loading.formats.registry import PeerOptions
+    from replaygate.loading.packs import ContractBatch, Loaded
     from replaygate.providers.client import Provider
 
 SUMMARY_NOTE = "the JUnit and JSON result files"
@@ -171,7 +171,7 @@ def _difficulty(text: str) -> str:
 
 
 def peer_options(args: argparse.Namespace) -> PeerOptions:
-    from replaygate.loading.peers import PeerOptions
+    from replaygate.loading.formats.registry import PeerOptions
 
     scenarios = Path(args.scenarios).absolute() if args.scenarios else None
     return PeerOptions(scenarios, tuple(args.tag), args.difficulty)

@@ -28,7 +28,7 @@ from replaygate.core.errors import UsageError
 if TYPE_CHECKING:
     from replaygate.core.model import RunResult
     from replaygate.engine.runner import Select
-    from replaygate.loading.pack import Loaded
+    from replaygate.loading.packs import Loaded
     from replaygate.results.shard import Shard
 
 MAX_DEFAULT_JOBS = 8  # more processes than this rarely pay for their start-up

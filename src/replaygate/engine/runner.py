@@ -19,7 +19,8 @@ from replaygate.engine.transfer import Sent, compact, rebuild
 from replaygate.loading import folders
 from replaygate.loading.contract import Contract, GoldenCase, outline, outline_contract
 from replaygate.loading.fixtures import CaseInput, load_case_input
-from replaygate.loading.pack import ContractItem, Loaded, Pack, parse_contract
+from replaygate.loading.pack import parse_contract
+from replaygate.loading.packs import ContractItem, Loaded, Pack
 
 CaseKey = tuple[str, str, str]  # pack_id, contract path within the pack, case id
 Select = Callable[[CaseKey], bool]

@@ -13,7 +13,7 @@ from replaygate.inference.learn import Sample
 from replaygate.inference.write import GoldenCase
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixtures import load_input
-from replaygate.loading.pack import Pack
+from replaygate.loading.packs import Pack
 from replaygate.loading.targets import CONTRACT_SUFFIXES, PACK_FILE
 
 

@@ -31,7 +31,7 @@ from replaygate.loading.normalize import (
     normalize_request,
     normalize_response,
 )
-from replaygate.loading.pack import Pack
+from replaygate.loading.packs import Pack
 from replaygate.loading.recording import Recording, age_days, parse_recording, staleness
 from replaygate.loading.targets import CASE_SEPARATOR
 

@@ -12,7 +12,7 @@ from replaygate.core.model import Problem
 from replaygate.loading import files
 
 if TYPE_CHECKING:  # pack.py imports this module to check a loaded pack
-    from replaygate.loading.pack import Pack
+    from replaygate.loading.packs import Pack
 
 NEGATIVE_PREFIX = "negative/"
 FIXTURE_SUFFIX = ".json"

@@ -3,78 +3,32 @@
 from __future__ import annotations
 
 import difflib
+import importlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
-
-from pydantic_core import ValidationError
+from typing import Any
 
 from replaygate.core.errors import PackError
-from replaygate.core.model import PackSummary, Problem
+from replaygate.core.model import Problem
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.allowlist import Allowlist, load_allowlist
 from replaygate.loading.contract import Contract, compile_contract
+from replaygate.loading.formats.registry import PACK_FOLDERS
 from replaygate.loading.golden import unused_fixtures
-from replaygate.loading.models import ContractModel, Model, PackModel, Record, validation_errors
+from replaygate.loading.models import ContractModel, PackModel
+from replaygate.loading.packs import (
+    ContractBatch,
+    ContractItem,
+    Loaded,
+    Pack,
+    contract_path,
+    validate,
+)
 from replaygate.loading.roots import Root, resolve_pack_path, root_for
 from replaygate.loading.targets import CONTRACT_SUFFIXES, Selection, find_packs
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel
-
-ISDK_DIR = "isdk"  # @isdk fixture files, read by loading/formats/isdk.py
-
-
-@dataclass(frozen=True, slots=True)
-class Pack:
-    pack_id: str
-    name: str
-    directory: Path
-    shown: str  # the pack directory relative to the repository root
-    root: Path
-    golden_dir: Path
-    negative_dir: Path
-    recordings_dir: Path
-    contracts: tuple[Contract, ...]
-    allowlist: Mapping[str, str]  # contract path within the pack -> why it is allowlisted
-    provider: str | None = None
-    default_model: str | None = None
-    max_age_days: int = 90  # recordings older than this get a warning
-    redact: tuple[str, ...] = ()  # JSONPaths into recorded responses
-    contracts_dir: Path | None = None  # where `run` reads contracts (None: not a ReplayCI pack)
-    contract_list: tuple[str, ...] | None = None  # pack.yaml `contracts` (None: the folder's)
-
-    @property
-    def summary(self) -> PackSummary:
-        paths = {contract.path for contract in self.contracts}  # an @isdk file holds several
-        return PackSummary(self.pack_id, self.name, self.shown, len(paths))
-
-
-M = TypeVar("M", bound="Record | BaseModel")
-
-
-def validate(model: type[M], data: Any, shown: str) -> M:
-    """``data`` as ``model``; every problem located, unknown keys first, in one PackError."""
-    try:
-        return cast(M, model.model_validate(data))  # each kind returns its own class
-    except ValidationError as exc:
-        root = cast("Model", model)
-        errors = validation_errors(exc, data, root, lambda loc: yaml_reader.line_of(data, loc))
-    found = [
-        PackError(shown, yaml_reader.line_of(data, loc), _hinted(data, loc, message))
-        for loc, message in errors
-    ]
-    raise PackError(found[0].file, found[0].line, found[0].message, also=tuple(found[1:]))
-
-
-def _hinted(data: Any, loc: tuple[str | int, ...], message: str) -> str:
-    surprise = yaml_reader.surprise_at(data, loc)
-    if surprise is None:
-        return message
-    return f"{message}; {yaml_reader.describe_surprise(surprise, yaml_reader.value_at(data, loc))}"
 
 
 def _contract_files(
@@ -170,15 +124,6 @@ def _unlisted(
     ]
 
 
-def contract_path(path: Path, pack_dir: Path, root: Path) -> str:
-    """A contract's name in results and fingerprints: within the pack, else within the repository.
-
-    Never absolute, so a fingerprint is the same in every checkout.
-    """
-    inside = files.shown_path(path, pack_dir)
-    return inside if not os.path.isabs(inside) else files.shown_path(path, root)
-
-
 def load_contract(path: Path, pack_dir: Path, root: Path) -> Contract:
     shown = files.shown_path(path, root)
     raw = yaml_reader.load_yaml(path, shown=shown)
@@ -196,21 +141,6 @@ ContractLoader = Callable[[Path, Pack], Contract]
 def parse_contract(path: Path, pack: Pack) -> Contract:
     """The contract file parsed and compiled."""
     return load_contract(path, pack.directory, pack.root)
-
-
-class ContractItem(NamedTuple):
-    """A chosen contract file of a run, with its pack as far as it is loaded (its settings
-    and NR allowlist; no contracts) and what of the pack the command line selects."""
-
-    path: Path
-    pack: Pack
-    selection: Selection
-
-
-# Every chosen contract file of a run, in order: each file's Contract, or the problems that
-# kept it from loading. One call for all of them, so that a run can share them out between
-# processes (engine/runner.py) or know some from the results cache (cache/).
-ContractBatch = Callable[[Sequence[ContractItem]], list["Contract | list[Problem]"]]
 
 
 def one_by_one(load: ContractLoader) -> ContractBatch:
@@ -245,7 +175,7 @@ def _layout(model: PackModel, raw: Any, pack_dir: Path, root: Root, shown: str) 
 
     contracts_dir = folder("contracts_dir", pack_dir / "contracts")
     golden_dir = folder("golden_dir", pack_dir / "golden")
-    if not golden_dir.is_dir() and not (pack_dir / ISDK_DIR).is_dir():  # @isdk-only: no golden
+    if not golden_dir.is_dir() and not _other_formats(pack_dir):  # e.g. @isdk alone: no golden
         raise PackError(shown, None, _no_golden_dir(golden_dir, pack_dir, root.path))
     return _Layout(
         contracts_dir, golden_dir, folder("negative_golden_dir", golden_dir / "negative")
@@ -361,7 +291,7 @@ def _finish(
             problems += outcome
     isdk = [
         (path, contract)
-        for path, contract in _isdk_fixtures(pack_dir, root, problems)
+        for path, contract in _formats_contracts(pack_dir, root, problems)
         if selection.wants_contract(path)
     ]
     loaded += isdk
@@ -399,25 +329,29 @@ def _draft(model: PackModel, pack_dir: Path, root: Path, layout: _Layout) -> Pac
     )
 
 
-def _isdk_fixtures(
+def _other_formats(pack_dir: Path) -> list[tuple[Path, str]]:
+    """The pack's folders of other tools' files (the formats' registry), with their reader."""
+    return [
+        (pack_dir / name, reader)
+        for name, reader in PACK_FOLDERS.items()
+        if (pack_dir / name).is_dir()
+    ]
+
+
+def _formats_contracts(
     pack_dir: Path, root: Path, problems: list[Problem]
 ) -> list[tuple[Path, Contract]]:
-    if not (pack_dir / ISDK_DIR).is_dir():  # most packs have none: skip importing the reader
-        return []
-    from replaygate.loading.formats import isdk  # deferred: isdk reads fixtures, which need Pack
+    """The contracts of the pack's other tools' files (@isdk fixtures), each with its file.
+
+    Most packs have none: a reader's module is imported only when its folder is there."""
 
     def shown(path: Path) -> tuple[str, str]:
         return files.shown_path(path, root), contract_path(path, pack_dir, root)
 
-    return isdk.load_fixtures(pack_dir / ISDK_DIR, root, shown, problems)
-
-
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    packs: tuple[Pack, ...]
-    problems: tuple[Problem, ...]
-    warnings: tuple[Problem, ...] = ()
-    roots: Mapping[Path, str] = field(default_factory=dict)  # each root used, and why
+    found: list[tuple[Path, Contract]] = []
+    for folder, reader in _other_formats(pack_dir):
+        found += importlib.import_module(reader).load_fixtures(folder, root, shown, problems)
+    return found
 
 
 def _escape(named: Path, cwd: Path) -> Problem | None:

@@ -1,4 +1,5 @@
-"""Other tools' files named on the command line: ai-tester runs and Connexity test cases."""
+"""Other tools' files named on the command line: ai-tester runs and Connexity test cases,
+told apart by the formats' registry (loading/formats/registry.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from replaygate.core.model import Problem
 from replaygate.loading import files, json_reader
 from replaygate.loading.contract import Contract
 from replaygate.loading.files import shown_path
-from replaygate.loading.pack import ContractBatch, Loaded, Pack, load_packs
+from replaygate.loading.formats.registry import EXPECTED, Kind, PeerOptions, kind_of
+from replaygate.loading.pack import load_packs
+from replaygate.loading.packs import ContractBatch, Loaded, Pack
 from replaygate.loading.targets import MISNAMED_PACK_FILE, PACK_FILE
 
 if TYPE_CHECKING:
@@ -27,15 +30,6 @@ if TYPE_CHECKING:
 # not above: their pydantic models cost a run of packs alone about 20 ms of start-up.
 
 SNIFFED = 20  # JSON files of a folder looked at to tell it holds other tools' files
-AI_TESTER = "ai-tester"
-CONNEXITY = "connexity"
-
-
-@dataclass(frozen=True, slots=True)
-class PeerOptions:
-    scenarios: Path | None = None  # where ai-tester scenarios live, when a trace's path fails
-    tags: tuple[str, ...] = ()  # Connexity: only cases with one of these tags
-    difficulty: str | None = None  # Connexity: only cases of this difficulty
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +52,7 @@ def _is_peer(path: Path) -> bool:
         for name in (PACK_FILE, MISNAMED_PACK_FILE)
     ):
         return False
-    return any(_kind(_peek(found)) is not None for found in islice(_json_files(path), SNIFFED))
+    return any(kind_of(_peek(found)) is not None for found in islice(_json_files(path), SNIFFED))
 
 
 def _peek(path: Path) -> Any:
@@ -141,11 +135,10 @@ def _peer_packs(
         except PackError as exc:
             problems.append(Problem(exc.file, exc.line, exc.message))
             continue
-        kind = _kind(data)
+        kind = kind_of(data)
         if kind is None:
-            message = "not an ai-tester trace (schemaVersion) or a Connexity test case (name)"
-            problems.append(Problem(shown, None, message))
-        elif kind == CONNEXITY:
+            problems.append(Problem(shown, None, EXPECTED))
+        elif kind == Kind.CONNEXITY:
             cases.append(_File(path, shown))
         else:
             try:
@@ -158,14 +151,6 @@ def _peer_packs(
         connexity.pack(cases, directory, root, options, problems) if cases else None,
     ]
     return [p for p in packs if p is not None], problems
-
-
-def _kind(data: Any) -> str | None:
-    if not isinstance(data, dict):
-        return None
-    if "schemaVersion" in data:
-        return AI_TESTER
-    return CONNEXITY if "name" in data else None
 
 
 def _aitester_pack(
@@ -214,7 +199,7 @@ def _aitester_pack(
         contracts.append(_with_runs(contract, runs, problems))
     if not contracts:
         return None
-    return peer_pack(AI_TESTER, "ai-tester runs", directory, root, contracts)
+    return peer_pack(Kind.AI_TESTER, "ai-tester runs", directory, root, contracts)
 
 
 def _with_runs(

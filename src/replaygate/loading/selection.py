@@ -8,7 +8,8 @@ from datetime import datetime
 from pathlib import Path
 
 from replaygate.loading.contract import Contract, GoldenCase
-from replaygate.loading.pack import Loaded, Pack, load_packs
+from replaygate.loading.pack import load_packs
+from replaygate.loading.packs import Loaded, Pack
 from replaygate.loading.targets import command_targets
 
 

@@ -10,7 +10,7 @@ from replaygate.engine.judge import excluded_by_modes
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.fixtures import CaseInput, case_model
 from replaygate.loading.normalize import FixtureShapeError, normalize_request, normalize_response
-from replaygate.loading.pack import Pack
+from replaygate.loading.packs import Pack
 from replaygate.loading.selection import Selected
 from replaygate.providers.client import Provider
 from replaygate.providers.prompt import UnsupportedRequest, prompt_of

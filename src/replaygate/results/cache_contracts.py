@@ -24,14 +24,8 @@ from replaygate import parallel
 from replaygate.core.model import CaseResult, Problem
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import MAX_YAML_BYTES, shown_path
-from replaygate.loading.pack import (
-    ContractItem,
-    ContractLoader,
-    Pack,
-    contract_path,
-    one_by_one,
-    parse_contract,
-)
+from replaygate.loading.pack import ContractLoader, one_by_one, parse_contract
+from replaygate.loading.packs import ContractItem, Pack, contract_path
 from replaygate.results.cache import Store, load_store
 from replaygate.results.cache_codec import BadEntry, Strict, convert
 from replaygate.results.cache_keys import Keys, contract_entry_key, env_names

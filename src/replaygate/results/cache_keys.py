@@ -30,7 +30,7 @@ from replaygate.loading.allowlist import ALLOWLIST_FILE
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import MAX_JSON_BYTES
 from replaygate.loading.golden import input_base, plain, recording_name
-from replaygate.loading.pack import Pack
+from replaygate.loading.packs import Pack
 from replaygate.loading.targets import PACK_FILE
 from replaygate.results.cache import CACHE_FORMAT, Window
 

@@ -21,7 +21,7 @@ from replaygate.loading.contract import Contract, GoldenCase, trace_only_contrac
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixtures import CaseInput
 from replaygate.loading.formats.aitester_trace import Run
-from replaygate.loading.pack import contract_path, validate
+from replaygate.loading.packs import contract_path, validate
 
 # Rust ai-tester assertions that read the sandbox's files or run commands: not in a trace.
 SANDBOX_TYPES = frozenset(

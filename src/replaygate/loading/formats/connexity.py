@@ -22,10 +22,10 @@ from replaygate.loading.contract import Contract, GoldenCase, trace_only_contrac
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixtures import CaseInput, shape_line
 from replaygate.loading.normalize import FixtureShapeError, normalize_response
-from replaygate.loading.pack import Pack, contract_path, validate
+from replaygate.loading.packs import Pack, contract_path, validate
 
 if TYPE_CHECKING:
-    from replaygate.loading.peers import PeerOptions
+    from replaygate.loading.formats.registry import PeerOptions
 
 TRANSCRIPT_SUFFIX = ".transcript.json"
 MAX_NAME = 255
