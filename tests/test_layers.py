@@ -23,6 +23,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("replaygate.loading", "replaygate.loading.formats"),
     ("replaygate.engine",),  # one golden case judged; the runner
     ("replaygate.inference",),  # contracts learned from recordings (`infer`)
+    # the results cache: looked up before contracts load, stored after cases are judged
+    ("replaygate.cache",),
     ("replaygate.results",),  # baseline, shards, merge: results combined and filtered
     ("replaygate.report",),  # renderers: text, JSON, JUnit, markdown
     ("replaygate.providers",),  # providers on the wire, redaction, the recording store
@@ -31,12 +33,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("replaygate.cli",),  # the thin main
 )
 RELATIVE = "<relative>"
-# helpers of commands, not commands: `cached` is the results cache of `run --cache`
-SHARED_COMMAND_MODULES = {
-    "replaygate.commands.options",
-    "replaygate.commands.output",
-    "replaygate.commands.cached",
-}
+# helpers of commands, not commands
+SHARED_COMMAND_MODULES = {"replaygate.commands.options", "replaygate.commands.output"}
 
 
 def layer_of(module: str) -> int:

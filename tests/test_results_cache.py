@@ -18,6 +18,9 @@ import pytest
 
 from packbuilder import fixture, make_pack
 from replaygate import cli
+from replaygate.cache import codec as cache_codec
+from replaygate.cache import keys as cache_keys
+from replaygate.cache.store import CACHE_FILE, KEEP_RUNS, Store, Window, load_store
 from replaygate.core.model import (
     AssertionOutcome,
     AssertionStatus,
@@ -32,8 +35,6 @@ from replaygate.loading.pack import load_pack
 from replaygate.loading.roots import Root
 from replaygate.providers.redact import Redactor
 from replaygate.providers.store import recording_document, write_recording
-from replaygate.results import cache_codec, cache_keys
-from replaygate.results.cache import CACHE_FILE, KEEP_RUNS, Store, Window, load_store
 from sample_results import case as sample_case
 from sample_results import failure as sample_failure
 from sample_results import result as sample_result
@@ -160,7 +161,7 @@ CHANGES: dict[str, tuple[Callable[[Path], None], int, int]] = {
 @pytest.fixture
 def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The contracts a cached run parses, as it parses them."""
-    from replaygate.results import cache_contracts
+    from replaygate.cache import contracts as cache_contracts
 
     found: list[str] = []
 
@@ -633,8 +634,8 @@ def test_whole_numbers_decode_as_written() -> None:
 
 
 def test_a_contract_entry_decodes_to_the_cases_it_encodes() -> None:
+    from replaygate.cache import contracts as cache_contracts
     from replaygate.loading.contract import GoldenCase
-    from replaygate.results import cache_contracts
 
     assert set(cache_contracts._Case.__struct_fields__) == {f.name for f in fields(GoldenCase)}
     cases = (
@@ -1034,7 +1035,7 @@ def helped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[
     """A repository of HELPED contracts, and the other process's answers as the runs get
     them."""
     from replaygate import parallel
-    from replaygate.results import cache_contracts
+    from replaygate.cache import contracts as cache_contracts
 
     root = tmp_path / "repo"
     contracts = {f"c{n}.yaml": CONTRACT for n in range(HELPED)}
@@ -1102,7 +1103,7 @@ def test_keys_that_name_nothing_or_another_case_cost_only_time(
     helped: tuple[Path, list[Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch, answer: Any,
 ) -> None:  # fmt: skip
-    from replaygate.results import cache_contracts
+    from replaygate.cache import contracts as cache_contracts
 
     root, answers = helped
     packs, cache = str(root / "packs"), tmp_path / "cache"
@@ -1164,8 +1165,8 @@ def test_each_entry_struct_lists_its_types_fields_in_their_order() -> None:
         assert struct.__struct_fields__ == names, kind
     assert [f.name for f in fields(CaseResult)][-1] == "order"
     assert [f.name for f in fields(CaseResult)].index("duration_s") == cache_codec._DURATION
+    from replaygate.cache.contracts import _Case
     from replaygate.loading.contract import GoldenCase
-    from replaygate.results.cache_contracts import _Case
 
     assert _Case.__struct_fields__ == tuple(f.name for f in fields(GoldenCase))
 
@@ -1223,7 +1224,7 @@ def test_a_cached_run_loads_without_collecting_and_collects_again_after(
     collector, which would only scan it, is off meanwhile, and on again after."""
     import gc
 
-    from replaygate.results import cache_contracts
+    from replaygate.cache import contracts as cache_contracts
 
     seen: list[bool] = []
     batch = cache_contracts.WarmContracts.batch
@@ -1248,7 +1249,7 @@ def test_without_a_helper_process_the_load_can_still_be_cancelled(
     contract, with Ctrl-C and SIGTERM taken as ever: none held while it loads."""
     import signal
 
-    from replaygate.results import cache_contracts
+    from replaygate.cache import contracts as cache_contracts
 
     root, _ = helped
     packs, cache = str(root / "packs"), tmp_path / "cache"

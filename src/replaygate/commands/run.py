@@ -95,9 +95,7 @@ def main(args: argparse.Namespace) -> int:
     # the engine, whose import is a tenth of a warm run.
     with uncollected():
         cached = args.cache is not None
-        importlib.import_module(
-            "replaygate.commands.cached" if cached else "replaygate.engine.runner"
-        )
+        importlib.import_module("replaygate.cache.stage" if cached else "replaygate.engine.runner")
     with long_lived():
         return _main(args)
 
@@ -184,7 +182,8 @@ def _run_recorded(args: argparse.Namespace, shard: Shard | None) -> tuple[Loaded
 
 def _run_cached(args: argparse.Namespace, shard: Shard | None) -> tuple[Loaded, RunResult]:
     """``--cache``: unchanged contracts known from the cache, their cases' results too."""
-    from replaygate.commands.cached import run_cached, warm_contracts
+    from replaygate.cache.stage import run_cached, warm_contracts
+    from replaygate.report.files import write_atomic
 
     jobs = args.jobs or _default_jobs()
     warm = warm_contracts(args.cache, dict(os.environ), args.model, jobs)
@@ -192,7 +191,9 @@ def _run_cached(args: argparse.Namespace, shard: Shard | None) -> tuple[Loaded, 
         loaded = load_named(args, warm.batch)
     select = _selected(loaded, shard)
     env = dict(os.environ)
-    result = run_cached(args.cache, warm, loaded, env, select, jobs=jobs, model=args.model)
+    result = run_cached(
+        args.cache, warm, loaded, env, select, jobs=jobs, model=args.model, write=write_atomic
+    )
     return loaded, result
 
 

@@ -21,14 +21,14 @@ from typing import Any, cast
 import msgspec
 
 from replaygate import parallel
+from replaygate.cache.codec import BadEntry, Strict, convert
+from replaygate.cache.keys import Keys, contract_entry_key, env_names
+from replaygate.cache.store import Store, load_store
 from replaygate.core.model import CaseResult, Problem
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import MAX_YAML_BYTES, shown_path
 from replaygate.loading.pack import ContractLoader, one_by_one, parse_contract
 from replaygate.loading.packs import ContractItem, Pack, contract_path
-from replaygate.results.cache import Store, load_store
-from replaygate.results.cache_codec import BadEntry, Strict, convert
-from replaygate.results.cache_keys import Keys, contract_entry_key, env_names
 
 
 class _Case(Strict):

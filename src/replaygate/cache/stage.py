@@ -6,19 +6,18 @@ import dataclasses
 import functools
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from replaygate.cache.contracts import Unparsed, WarmContracts
+from replaygate.cache.keys import Keys, code_identity
+from replaygate.cache.store import CACHE_FILE, Store
 from replaygate.core.errors import ReplayGateError, UsageError
 from replaygate.core.model import CaseResult, Problem, RunResult
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import find_repository_root
 from replaygate.loading.packs import Loaded, Pack
-from replaygate.report.files import write_atomic
-from replaygate.results.cache import CACHE_FILE, Store
-from replaygate.results.cache_contracts import Unparsed, WarmContracts
-from replaygate.results.cache_keys import Keys, code_identity
 
 if TYPE_CHECKING:  # the engine is imported only when a case is judged
     from replaygate.engine.runner import CaseKey, Select
@@ -72,10 +71,11 @@ def run_cached(
     *,
     jobs: int,
     model: str | None,
+    write: Callable[[Path, str], None],
 ) -> RunResult:
     """The run of ``loaded`` (its contracts loaded by ``warm``), with the cached results of
     unchanged cases, the others' inputs read for ``model`` (``--model``); the cache file
-    rewritten when that changes it."""
+    rewritten by ``write`` (whole or not at all) when that changes it."""
     refuse_inside_repository(folder, loaded, Path.cwd())
     clock = time.perf_counter()
     store = warm.store()
@@ -92,7 +92,7 @@ def run_cached(
             jobs=jobs, source=source,
         )  # fmt: skip
     _store(store, warm.keys, pending, rest.cases, (warm.now, time.time()))
-    saved = _save(store, folder)
+    saved = _save(store, folder, write)
     cases = tuple(sorted((*rest.cases, *hits.values()), key=lambda case: case.order))
     counts = {"hits": store.hits, "misses": store.misses, "uncached": len(cases) - len(hits)}
     counts["uncached"] -= store.misses
@@ -110,14 +110,14 @@ def run_cached(
     )
 
 
-def _save(store: Store, folder: str) -> tuple[Problem, ...]:
+def _save(store: Store, folder: str, write: Callable[[Path, str], None]) -> tuple[Problem, ...]:
     """Write the cache when it changed; a cache that cannot be written costs only the next
     run's time, so it is a warning and the run still reports."""
     if not store.changed:
         return ()
     path = Path(folder) / CACHE_FILE
     try:
-        write_atomic(path, store.dump())
+        write(path, store.dump())
     except ReplayGateError as exc:
         reason = str(exc).removeprefix(f"cannot write {path}: ")
         return (

@@ -18,8 +18,8 @@ from typing import Any
 
 import msgspec
 
+from replaygate.cache.codec import BadEntry, Result, Strict, built, convert, decode, encode
 from replaygate.core.model import CaseResult, Status
-from replaygate.results.cache_codec import BadEntry, Result, Strict, built, convert, decode, encode
 
 CACHE_FORMAT = 2  # 2: the contracts' entries
 CACHE_FILE = f"results-v{CACHE_FORMAT}.json"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import replaygate
+from replaygate.cache.store import CACHE_FORMAT, Window
 from replaygate.core.errors import PackError
 from replaygate.loading.allowlist import ALLOWLIST_FILE
 from replaygate.loading.contract import Contract, GoldenCase
@@ -32,7 +33,6 @@ from replaygate.loading.files import MAX_JSON_BYTES
 from replaygate.loading.golden import input_base, plain, recording_name
 from replaygate.loading.packs import Pack
 from replaygate.loading.targets import PACK_FILE
-from replaygate.results.cache import CACHE_FORMAT, Window
 
 if TYPE_CHECKING:
     from hashlib import _Hash as Hash
