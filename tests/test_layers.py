@@ -1,4 +1,5 @@
-"""The package's layers: a module imports only from its own layer or a lower one.
+"""The package's layers: a module imports only from its own layer or a lower one, and no
+modules import each other, however far round.
 
 Data flows one way (files -> loaded models -> evaluation -> results -> reports -> GitHub), and
 so do imports. docs/architecture.md describes each layer; this test is its enforcement.
@@ -153,3 +154,74 @@ def test_the_check_sees_relative_and_import_module_imports() -> None:
         "replaygate.engine.probe:4 imports replaygate.report.text, a higher layer",
         "replaygate.engine.probe:5 imports replaygate.github, a higher layer",
     ]
+
+
+def imported_modules(source: str, known: set[str]) -> set[str]:
+    """The package's modules ``source`` imports (deferred and TYPE_CHECKING imports too):
+    ``from replaygate.loading import files`` names the module ``replaygate.loading.files``."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.Call) and _imported_by_name(node):
+            found.add(_imported_by_name(node))
+    return found & known
+
+
+def loops(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every set of two or more modules that import each other, however far round (the
+    strongly connected components of the import graph, found without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            node, targets = work[-1]
+            target = next(targets, None)
+            if target is not None and target not in index:
+                index[target] = low[target] = len(index)
+                stack.append(target)
+                work.append((target, iter(sorted(graph.get(target, ())))))
+            elif target is not None:
+                if target in stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = stack[stack.index(node) :]
+                    del stack[stack.index(node) :]
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return sorted(found)
+
+
+def test_no_modules_import_each_other() -> None:
+    known = {module_name(path) for path in MODULES}
+    graph = {
+        module_name(path): imported_modules(path.read_text(encoding="utf-8"), known)
+        - {module_name(path)}
+        for path in MODULES
+    }
+    assert loops(graph) == []
+
+
+def test_the_check_sees_a_loop_however_far_round() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a", "e"}, "e": {"d"}, "f": set()}
+    assert loops(graph) == [["a", "b", "c"], ["d", "e"]]
+    known = {"replaygate.loading", "replaygate.loading.files", "replaygate.engine.judge"}
+    source = (
+        "from replaygate.loading import files\n"
+        "if TYPE_CHECKING:\n    from replaygate.engine.judge import evaluate_case\n"
+    )
+    assert imported_modules(source, known) == known

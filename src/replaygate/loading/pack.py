@@ -16,6 +16,7 @@ from replaygate.core.model import Problem
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.allowlist import Allowlist, load_allowlist
 from replaygate.loading.contract import Contract, compile_contract
+from replaygate.loading.contract_files import contract_files, contracts_in, unlisted
 from replaygate.loading.formats.registry import PACK_FOLDERS
 from replaygate.loading.golden import unused_fixtures
 from replaygate.loading.models import ContractModel, PackModel
@@ -28,100 +29,7 @@ from replaygate.loading.packs import (
     validate,
 )
 from replaygate.loading.roots import Root, resolve_pack_path, root_for
-from replaygate.loading.targets import CONTRACT_SUFFIXES, Selection, find_packs
-
-
-def _contract_files(
-    model: PackModel,
-    raw: Any,
-    contracts_dir: Path,
-    root: Path,
-    shown: str,
-    problems: list[Problem],
-    globbed: list[Path],
-) -> list[Path]:
-    """The pack's contract files, each checked to stay inside the contracts directory:
-    those pack.yaml lists, else those ``globbed`` (``_contracts_in``).
-
-    Globbed names get the same check as listed ones: a symlink named ``x.yaml``
-    may point anywhere, and its text would reach the report.
-    """
-    names: list[tuple[str, int | None]]
-    if model.contracts is None:
-        names = [(p.name, None) for p in globbed]
-    else:
-        names = [
-            (n, yaml_reader.line_of(raw, ("contracts", i))) for i, n in enumerate(model.contracts)
-        ]
-    within = f"the contracts directory {files.shown_path(contracts_dir, root)}"
-    found: dict[Path, int | None] = {}
-    for name, line in names:
-        try:
-            path = files.resolve_inside(
-                contracts_dir,
-                name,
-                root=root,
-                what="contract",
-                within=within,
-                file=shown,
-                line=line,
-            )
-        except PackError as exc:
-            problems.extend(exc.problems())
-            continue
-        if path in found:
-            problems.append(Problem(shown, line, f"contract {name!r} is listed twice"))
-            continue
-        found[path] = line
-    return list(found)
-
-
-def _contracts_in(contracts_dir: Path) -> list[Path]:
-    return sorted(p for suffix in CONTRACT_SUFFIXES for p in contracts_dir.glob(f"*{suffix}"))
-
-
-def _every_contract_file(contracts_dir: Path) -> list[Path]:
-    """Every YAML file at any depth below the contracts directory, any case of suffix."""
-    found: list[Path] = []
-    for folder, subfolders, names in os.walk(contracts_dir):
-        subfolders.sort()
-        found += [Path(folder, n) for n in sorted(names) if n.lower().endswith(CONTRACT_SUFFIXES)]
-    return found
-
-
-def _unlisted(
-    model: PackModel,
-    contracts_dir: Path,
-    pack_dir: Path,
-    raw: Any,
-    shown: str,
-    globbed: list[Path],
-) -> list[Problem]:
-    """YAML files in (or below) the contracts directory that will not run: never checked.
-
-    A file pack.yaml lists (or, without a list, one the directory's glob takes) is not one of
-    them even when it was refused: that has its own problem already.
-    """
-    listed = model.contracts is not None
-    names = model.contracts if model.contracts is not None else globbed
-    considered = {os.path.normpath(os.path.join(contracts_dir, name)) for name in names}
-    folder = contract_path(contracts_dir, pack_dir, pack_dir.parent)
-    line = yaml_reader.line_of(raw, ("contracts",)) if listed else None
-    why = (
-        "not listed in pack.yaml `contracts`; list it, or move it out"
-        if listed
-        else "not run: without a `contracts` list in pack.yaml only the .yaml and .yml files "
-        "directly in it run; list the contracts, or move it out"
-    )
-    return [
-        Problem(
-            shown,
-            line,
-            f"{contract_path(path, pack_dir, pack_dir.parent)} is in {folder}/ but {why}",
-        )
-        for path in _every_contract_file(contracts_dir)
-        if os.path.normpath(path) not in considered
-    ]
+from replaygate.loading.targets import Selection, find_packs
 
 
 def load_contract(path: Path, pack_dir: Path, root: Path) -> Contract:
@@ -254,8 +162,8 @@ def _plan(pack_file: Path, root: Root, selection: Selection, now: datetime) -> _
         model: PackModel = validate(PackModel, raw if raw is not None else {}, shown)
         layout = _layout(model, raw, pack_dir, root, shown)
         # the folder's contracts, listed once (without a `contracts` list: they are the run's)
-        globbed = _contracts_in(layout.contracts_dir) if model.contracts is None else []
-        contract_files = _contract_files(
+        globbed = contracts_in(layout.contracts_dir) if model.contracts is None else []
+        chosen_files = contract_files(
             model, raw, layout.contracts_dir, root.path, shown, problems, globbed
         )
         _check_redact(model.redact or [], raw, shown)
@@ -263,11 +171,11 @@ def _plan(pack_file: Path, root: Root, selection: Selection, now: datetime) -> _
         problems += exc.problems()
         return plan
     if selection.everything:
-        problems += _unlisted(model, layout.contracts_dir, pack_dir, raw, shown, globbed)
-    plan.contract_files = contract_files
-    plan.chosen = [path for path in contract_files if selection.wants_contract(path)]
+        problems += unlisted(model, layout.contracts_dir, pack_dir, raw, shown, globbed)
+    plan.contract_files = chosen_files
+    plan.chosen = [path for path in chosen_files if selection.wants_contract(path)]
     # read before the contracts: a contract loaded in another process is judged there
-    names = {contract_path(path, pack_dir, root.path) for path in contract_files}
+    names = {contract_path(path, pack_dir, root.path) for path in chosen_files}
     plan.allowlist = load_allowlist(pack_dir, root.path, now, names, validate)
     plan.draft = replace(
         _draft(model, pack_dir, root.path, layout), allowlist=plan.allowlist.listed
