@@ -20,7 +20,8 @@ from fake_github import (
     secondary_rate_limit,
     server_error,
 )
-from replaygate.github.api import GitHubApi, GitHubApiError, clip_utf8
+from replaygate.github.api import GitHubApi
+from replaygate.github.wire import GitHubApiError, clip_utf8
 
 COMMENTS = "/repos/{repo}/issues/7/comments"
 

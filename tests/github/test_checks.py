@@ -8,12 +8,13 @@ import pytest
 
 from fake_github import FakeGitHub, not_accessible, server_error
 from replaygate.github.annotations import Level
-from replaygate.github.api import GitHubApi, GitHubApiError
+from replaygate.github.api import GitHubApi
 from replaygate.github.checks import (
     MAX_OUTPUT_BYTES,
     CheckAnnotation,
     create_check_run,
 )
+from replaygate.github.wire import GitHubApiError
 from replaygate.results.verdict import Conclusion
 
 SHA = "0123456789abcdef0123456789abcdef01234567"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fake_github import BOT, FakeGitHub, dropped, not_accessible, server_error
-from replaygate.github.api import GitHubApi, GitHubApiError
+from replaygate.github.api import GitHubApi
 from replaygate.github.comment import (
     MARKER,
     MAX_BODY_BYTES,
@@ -14,6 +14,7 @@ from replaygate.github.comment import (
     previous_fingerprints,
     upsert_comment,
 )
+from replaygate.github.wire import GitHubApiError
 
 PR = 7
 COMMENTS = "/repos/{repo}/issues/7/comments"

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import functools
-import json
 import logging
-import random
 import re
 import threading
 import time
@@ -15,85 +13,27 @@ from urllib.parse import urlsplit
 
 import requests
 
-from replaygate import __version__
-from replaygate.core.errors import ReplayGateError
-from replaygate.core.numerals import retry_after_seconds, whole_or_none
+from replaygate.core.numerals import whole_or_none
+from replaygate.github.wire import (
+    WRITES,
+    BearerAuth,
+    GitHubApiError,
+    base_url,
+    describe,
+    encode,
+    equal_jitter,
+    headers,
+    is_secondary,
+    retry_after,
+    same_api,
+)
 
-API_VERSION = "2022-11-28"
-MEDIA_TYPE = "application/vnd.github+json"
-USER_AGENT = f"replaygate/{__version__}"
 BASE_BACKOFF = 1.0  # seconds before the first retry of a transient failure
 RATE_LIMIT_FLOOR = 60.0  # GitHub: with no header to go by, wait at least a minute
-MAX_MESSAGE = 300  # characters of a server message kept in an error
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
-_WRITES = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 # No response, or a broken one: worth another attempt (for a read, or an idempotent write).
 _TRANSIENT = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 _log = logging.getLogger(__name__)
-
-
-class GitHubApiError(ReplayGateError):
-    """A GitHub API call that failed for good; the message is one line, never the token.
-
-    ``status`` is the HTTP status, or None when no response arrived. ``transient``
-    says the outcome is unknown (no response, or a 5xx): a create may have happened.
-    ``permission_denied`` is a refusal of the token (401, 403, or 404 on a write).
-    ``stopped`` says no more requests may go out: the deadline passed (whatever the
-    outcome of this one, nothing is to be looked up again).
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int | None = None,
-        method: str = "GET",
-        rate_limited: bool = False,
-        stopped: bool = False,
-    ) -> None:
-        super().__init__(message)
-        self.status, self.method, self.rate_limited = status, method, rate_limited
-        self.stopped = stopped
-        self.transient = (status is None or status >= 500) and not stopped
-        refused = status in (401, 403) or (status == 404 and method in _WRITES)
-        self.permission_denied = refused and not rate_limited
-
-    def noted(self, note: str) -> GitHubApiError:
-        """The same error with ``note`` appended to its message."""
-        return GitHubApiError(
-            f"{self}; {note}",
-            status=self.status,
-            method=self.method,
-            rate_limited=self.rate_limited,
-            stopped=self.stopped,
-        )
-
-
-class _BearerAuth(requests.auth.AuthBase):
-    """Sets the token per request, so no netrc entry overrides it and no repr shows it."""
-
-    def __init__(self, token: str) -> None:
-        self.token = token
-
-    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        request.headers["Authorization"] = f"Bearer {self.token}"
-        return request
-
-    def __repr__(self) -> str:
-        return "_BearerAuth(***)"
-
-
-def _equal_jitter(delay: float) -> float:
-    return delay / 2 + random.uniform(0, delay / 2)
-
-
-def clip_utf8(text: str, max_bytes: int, note: str) -> str:
-    """``text`` cut to at most ``max_bytes`` UTF-8 bytes, ending with ``note`` when cut."""
-    data = text.encode("utf-8", "replace")
-    if len(data) <= max_bytes:
-        return text
-    room = max(0, max_bytes - len(note.encode("utf-8")))
-    return data[:room].decode("utf-8", "ignore") + note
 
 
 class GitHubApi:
@@ -116,20 +56,20 @@ class GitHubApi:
         timeout: float = 10,
         max_attempts: int = 4,
         max_wait: float = 120,
-        jitter: Callable[[float], float] = _equal_jitter,
+        jitter: Callable[[float], float] = equal_jitter,
         clock: Callable[[], float] = time.time,
         write_interval: float = 1.0,
         deadline: float | None = None,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._base = _base_url(api_url)
+        self._base = base_url(api_url)
         if not token:
             raise GitHubApiError("GitHub API: no token given")
         if not _REPOSITORY.fullmatch(repository):
             raise GitHubApiError(f"GitHub API: repository must be owner/name, got {repository!r}")
         self.repository = repository
         self._session = session or requests.Session()
-        self._auth = _BearerAuth(token)
+        self._auth = BearerAuth(token)
         self._sleep, self._jitter, self._clock = sleep, jitter, clock
         self._timeout, self._max_attempts, self._max_wait = timeout, max_attempts, max_wait
         self._write_interval = write_interval
@@ -232,10 +172,10 @@ class GitHubApi:
     def _attempt(
         self, method: str, url: str, body: Any, params: Mapping[str, str | int] | None
     ) -> requests.Response | requests.RequestException:
-        data = None if body is None else _encode(body)
+        data = None if body is None else encode(body)
         send = functools.partial(
             self._session.request, method, url, params=params, data=data,
-            headers=_headers(json_body=data is not None), auth=self._auth, timeout=self._timeout,
+            headers=headers(json_body=data is not None), auth=self._auth, timeout=self._timeout,
         )  # fmt: skip
         if self._ends_at is None:
             return _outcome(send)
@@ -286,23 +226,23 @@ class GitHubApi:
             return (self._backoff(attempt) if retry and transient else None), error
         rate_wait = self._rate_limit_wait(outcome, attempt)
         if rate_wait is not None:
-            message = f"{where}: rate limited ({_describe(outcome)})"
+            message = f"{where}: rate limited ({describe(outcome)})"
             return rate_wait, self._error(message, outcome.status_code, method, rate_limited=True)
-        error = self._error(f"{where}: {_describe(outcome)}", outcome.status_code, method)
+        error = self._error(f"{where}: {describe(outcome)}", outcome.status_code, method)
         if outcome.status_code >= 500 and retry:
-            return _retry_after(outcome, self._clock()) or self._backoff(attempt), error
+            return retry_after(outcome, self._clock()) or self._backoff(attempt), error
         return None, error
 
     def _rate_limit_wait(self, response: requests.Response, attempt: int) -> float | None:
         if response.status_code not in (403, 429):
             return None
-        retry_after = _retry_after(response, self._clock())
-        if retry_after is not None:
-            return retry_after
+        asked = retry_after(response, self._clock())
+        if asked is not None:
+            return asked
         reset = whole_or_none(response.headers.get("x-ratelimit-reset", ""))
         if response.headers.get("x-ratelimit-remaining") == "0" and reset is not None:
             return max(0.0, reset - self._clock()) + 1
-        if response.status_code == 429 or _is_secondary(response):
+        if response.status_code == 429 or is_secondary(response):
             return RATE_LIMIT_FLOOR * 2.0 ** (attempt - 1)
         return None  # a plain 403: a permission problem, not worth a retry
 
@@ -311,7 +251,7 @@ class GitHubApi:
 
     def _pace(self, method: str) -> None:
         """GitHub asks for a second between writes, against secondary rate limits."""
-        if method not in _WRITES:
+        if method not in WRITES:
             return
         now = self._clock()
         if self._last_write is not None and now - self._last_write < self._write_interval:
@@ -322,7 +262,7 @@ class GitHubApi:
         url = response.links.get("next", {}).get("url")
         if url is None:
             return None
-        if not _same_api(self._base, url):
+        if not same_api(self._base, url):
             raise self._error(f"GitHub API GET {path}: refusing a next-page link off the API host")
         if url in seen:
             raise self._error(f"GitHub API GET {path}: the next-page link loops")
@@ -369,55 +309,3 @@ def _outcome(
         return send()
     except requests.RequestException as exc:
         return exc
-
-
-def _base_url(api_url: str) -> str:
-    parts = urlsplit(api_url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
-        raise GitHubApiError(f"GitHub API: GITHUB_API_URL must be an http(s) URL, got {api_url!r}")
-    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
-
-
-def _same_api(base: str, url: str) -> bool:
-    """Whether ``url`` is on the API at ``base``: same scheme, host, port and path prefix."""
-    mine, theirs = urlsplit(base), urlsplit(url)
-    return (
-        (theirs.scheme, theirs.netloc) == (mine.scheme, mine.netloc)
-        and (theirs.path + "/").startswith(mine.path + "/")
-        and ".." not in theirs.path.split("/")
-    )
-
-
-def _headers(*, json_body: bool) -> dict[str, str]:
-    headers = {"Accept": MEDIA_TYPE, "X-GitHub-Api-Version": API_VERSION, "User-Agent": USER_AGENT}
-    if json_body:
-        headers["Content-Type"] = "application/json"
-    return headers
-
-
-def _encode(body: Any) -> bytes:
-    """JSON as UTF-8; a lone surrogate (possible in fixture text) becomes '?', not an error."""
-    return json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8", "replace")
-
-
-def _retry_after(response: requests.Response, now: float) -> float | None:
-    """Retry-After in seconds: GitHub sends an integer; an HTTP date is honoured too."""
-    return retry_after_seconds(response.headers.get("retry-after"), now)
-
-
-def _is_secondary(response: requests.Response) -> bool:
-    return "secondary rate limit" in _server_message(response).lower()
-
-
-def _server_message(response: requests.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return ""
-    message = body.get("message") if isinstance(body, dict) else None
-    return message if isinstance(message, str) else ""
-
-
-def _describe(response: requests.Response) -> str:
-    message = _server_message(response)[:MAX_MESSAGE]
-    return f"{response.status_code} {message or response.reason or 'error'}"

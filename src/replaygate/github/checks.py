@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.github.annotations import Level
-from replaygate.github.api import GitHubApi, GitHubApiError, clip_utf8
+from replaygate.github.api import GitHubApi
+from replaygate.github.wire import GitHubApiError, clip_utf8
 from replaygate.results.verdict import Conclusion
 
 MAX_ANNOTATIONS = 50  # per request; later batches go by PATCH and are appended

@@ -56,7 +56,7 @@ def upsert_comment(
     ``existing`` is what find_comment returned in this run: the caller has listed the
     pull request's comments already (for the previous run's fingerprints), once.
     """
-    from replaygate.github.api import GitHubApiError
+    from replaygate.github.wire import GitHubApiError
 
     body = _prepared(body, marker)
     if existing is not None:
@@ -109,7 +109,7 @@ def _update(api: GitHubApi, comment: Comment, body: str) -> Literal["updated", "
 
 def _prepared(body: str, marker: str) -> str:
     """The body as GitHub will store it: marker first, valid UTF-8, within the size limit."""
-    from replaygate.github.api import clip_utf8
+    from replaygate.github.wire import clip_utf8
 
     if not body.startswith(marker):
         body = f"{marker}\n{body}"

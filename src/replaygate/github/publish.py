@@ -19,8 +19,9 @@ from replaygate.report.grammar import totals_phrase
 from replaygate.results.verdict import FailOn, conclusion
 
 if TYPE_CHECKING:
-    from replaygate.github.api import GitHubApi, GitHubApiError
+    from replaygate.github.api import GitHubApi
     from replaygate.github.checks import CheckAnnotation
+    from replaygate.github.wire import GitHubApiError
 
 SUMMARY_LIMIT = 1024 * 1024  # bytes GitHub accepts of one step's summary; over it, none shows
 CHECK_SUMMARY_BYTES = 60_000  # of the check run's 65,535-byte summary
@@ -218,7 +219,7 @@ def _api_features(
 
 
 def _attempt(name: str, send: Callable[[], None], event: env.Event) -> str | None:
-    from replaygate.github.api import GitHubApiError
+    from replaygate.github.wire import GitHubApiError
 
     try:
         send()
