@@ -1168,7 +1168,24 @@ def test_each_entry_struct_lists_its_types_fields_in_their_order() -> None:
     from replaygate.cache.contracts import _Case
     from replaygate.loading.contract import GoldenCase
 
-    assert _Case.__struct_fields__ == tuple(f.name for f in fields(GoldenCase))
+    assert _Case.__struct_fields__ == tuple(f.name for f in fields(GoldenCase))  # derived
+
+
+def test_a_record_derived_from_a_dataclass_keeps_its_types_and_refuses_what_is_missing() -> None:
+    from dataclasses import dataclass
+
+    import msgspec
+
+    @dataclass
+    class Kind:
+        name: str
+        count: int | None = None
+
+    record = cache_codec.strict_record(Kind)
+    assert msgspec.json.decode(b'{"name": "a", "count": 2}', type=record).count == 2
+    for bad in (b'{"name": "a"}', b'{"name": 1, "count": 2}', b'{"name": "a", "count": 2, "x": 0}'):
+        with pytest.raises(msgspec.ValidationError):
+            msgspec.json.decode(bad, type=record)
 
 
 def test_the_identity_finds_the_versions_importlib_metadata_finds() -> None:

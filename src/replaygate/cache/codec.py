@@ -8,7 +8,9 @@ results. Anything else raises ``BadEntry``, and the cache treats it as a miss.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import typing
 from dataclasses import fields
 from typing import Any, TypeVar
 
@@ -36,6 +38,15 @@ class BadEntry(ValueError):
 class Strict(msgspec.Struct, forbid_unknown_fields=True):
     """An entry's record: no field has a default, so a missing key is refused like an extra
     one. ``int | float`` keeps a number as written: the reports print 1 and 1.0 differently."""
+
+
+def strict_record(kind: type[Any]) -> type[Strict]:
+    """A record with the fields of the dataclass ``kind``, in its order and of its types
+    (none with a default): derived, so that the two cannot drift apart."""
+    hints = typing.get_type_hints(kind)
+    names = [(field.name, hints[field.name]) for field in dataclasses.fields(kind)]
+    record = msgspec.defstruct(f"{kind.__name__}Record", names, bases=(Strict,))
+    return typing.cast("type[Strict]", record)
 
 
 class _Capture(Strict):

@@ -16,12 +16,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
 from replaygate import parallel
-from replaygate.cache.codec import BadEntry, Strict, convert
+from replaygate.cache.codec import BadEntry, Strict, convert, strict_record
 from replaygate.cache.keys import Keys, contract_entry_key, env_names
 from replaygate.cache.store import Store, load_store
 from replaygate.core.model import CaseResult, Problem
@@ -30,18 +30,10 @@ from replaygate.loading.files import MAX_YAML_BYTES, shown_path
 from replaygate.loading.pack import ContractLoader, one_by_one, parse_contract
 from replaygate.loading.packs import ContractItem, Pack, contract_path
 
-
-class _Case(Strict):
-    """A golden case in a contract's entry (mirrors ``GoldenCase``)."""
-
-    id: str
-    input_ref: str
-    expect_ok: bool
-    expected_error: str | None
-    provider_modes: tuple[str, ...] | None
-    line: int
-    expect_ok_line: int
-    skip: str | None
+if TYPE_CHECKING:
+    _Case = Strict
+else:  # a golden case in a contract's entry: GoldenCase's fields, in its order, as a record
+    _Case = strict_record(GoldenCase)
 
 
 class _Entry(Strict):
@@ -107,7 +99,7 @@ def _decoded(
             found = _STORED.decode(entry)
         except (msgspec.DecodeError, RecursionError) as exc:  # its ValidationError too
             raise BadEntry(str(exc)) from None
-    # positionally: _Case lists GoldenCase's fields in their order (a test holds it)
+    # positionally: _Case has GoldenCase's fields in their order
     cases = tuple(GoldenCase(*msgspec.structs.astuple(case)) for case in found.cases)
     return found.env, cases
 
