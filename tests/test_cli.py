@@ -285,13 +285,13 @@ def test_the_default_jobs_are_documented_as_the_code_sets_them() -> None:
     from replaygate import parallel
     from replaygate.commands import run as run_command
 
-    megabytes = f"about {parallel.MIN_BYTES // 1_000_000} MB"
-    cap = f"one per CPU, at most {run_command.MAX_DEFAULT_JOBS}, for runs of {megabytes}"
+    size = f"about {parallel.MIN_BYTES // 1000} KB"
+    cap = f"one per CPU, at most {run_command.MAX_DEFAULT_JOBS}, for runs of {size}"
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    assert cap in readme
+    assert f"{cap} of contract files" in readme
     helped = " ".join(run(["run", "--help"], ROOT).stdout.split())
-    assert f"at most {run_command.MAX_DEFAULT_JOBS}, for runs whose files" in helped
-    assert f"{megabytes} of contracts, or of fixtures" in helped
+    assert f"at most {run_command.MAX_DEFAULT_JOBS}, for runs whose contract files" in helped
+    assert f"{size} of them" in helped
 
 
 def test_a_report_that_cannot_be_written_stops_no_other(tmp_path: Path) -> None:

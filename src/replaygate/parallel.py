@@ -25,9 +25,9 @@ from typing import IO, Generic, TypeVar
 
 from replaygate.core.errors import EXIT_BUG, ReplayGateError
 
-# Work of fewer bytes than this (contract files, fixtures: what a share reads) is done in
-# one process: a fork and its answer cost more than a second core saves on it.
-MIN_BYTES = 2_000_000
+# Work of fewer bytes of contract files than this (some 170 contracts of ten cases each) is
+# done in one process: a fork and its answer cost more than a second core saves on it.
+MIN_BYTES = 250_000
 _CANCEL = {signal.SIGINT, signal.SIGTERM}
 
 S = TypeVar("S")

@@ -67,9 +67,9 @@ def add_parser(sub: Any) -> None:
         default=0,
         metavar="N",
         help=f"processes that load contracts and judge cases (default: one per CPU, at most "
-        f"{MAX_DEFAULT_JOBS}, for runs whose files are large enough to pay for a process: "
-        "about 2 MB of contracts, or of fixtures; smaller runs use one); --jobs 1 keeps "
-        "everything in one process",
+        f"{MAX_DEFAULT_JOBS}, for runs whose contract files are large enough to pay for a "
+        "process: about 250 KB of them; smaller runs use one); --jobs 1 keeps everything in "
+        "one process",
     )
     provider_option(parser, required=False)
     parser.add_argument(

@@ -64,19 +64,21 @@ def _evaluate(item: Work) -> CaseResult:
     return evaluate_case(ctx, item.source(item.pack, ctx.contract, ctx.case))
 
 
-def _fixture_bytes(work: Sequence[Work]) -> int:
-    """About the bytes judging ``work`` reads: only fixtures count (cases read whole at load,
-    @isdk results and other tools' files, leave a process nothing to read)."""
-    return sum(
-        parallel.file_size(item.pack.golden_dir / item.ctx.case.input_ref)
+def _contract_bytes(work: Sequence[Work]) -> int:
+    """The bytes of the contract files whose cases ``work`` judges, the measure of work the
+    rule of parallel.py takes; a contract read whole with its cases' inputs (@isdk, other
+    tools' files) leaves another process nothing to read, so it does not count."""
+    paths = {
+        os.path.join(item.pack.root, item.ctx.contract.file)
         for item in work
         if item.ctx.contract.case_inputs is None
-    )
+    }
+    return sum(parallel.file_size(path) for path in paths)
 
 
 def _evaluate_all(work: list[Work], jobs: int) -> list[CaseResult]:
     """Every case of ``work`` judged, in order; in ``jobs`` processes where that pays."""
-    if not parallel.worth_forking(jobs, lambda: _fixture_bytes(work)):
+    if not parallel.worth_forking(jobs, lambda: _contract_bytes(work)):
         return [_evaluate(item) for item in work]
     shares = parallel.split([1] * len(work), [1] * jobs)
 
