@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from replaygate.assertions.values import EmbeddedJson
 from replaygate.engine import tool_schemas
 from replaygate.engine.tool_schemas import InvalidToolSchema, violations
+from replaygate.loading import json_reader
 
 SCHEMA = {
     "type": "object",
@@ -419,14 +420,18 @@ def _found(schema: Any) -> Any:
         return str(exc)
 
 
-@pytest.mark.parametrize("msgspec_loaded", [True, False])
-def test_a_schema_is_looked_up_by_its_canonical_text_whatever_came_before(
-    monkeypatch: pytest.MonkeyPatch, msgspec_loaded: bool
-) -> None:
-    import msgspec
+@pytest.fixture(params=["strict only", "past the strict-only start"])
+def codecs_phase(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Before and after the JSON reader's strict-only start, which decides the cache key."""
+    past = request.param != "strict only"
+    strict_only = json_reader.STRICT_ONLY_CHARS if past else 0
+    monkeypatch.setitem(json_reader._DECODED, "strict_only", strict_only)
+    return past
 
-    if not msgspec_loaded:
-        monkeypatch.delitem(sys.modules, msgspec.__name__)
+
+def test_a_schema_is_looked_up_by_its_canonical_text_whatever_came_before(
+    monkeypatch: pytest.MonkeyPatch, codecs_phase: bool
+) -> None:
     monkeypatch.setattr(tool_schemas, "_CHECKERS", {})
     texts = [tool_schemas._CANONICAL.encode(schema) for schema in LOOKALIKES]
     expected: list[Any] = []
@@ -437,17 +442,29 @@ def test_a_schema_is_looked_up_by_its_canonical_text_whatever_came_before(
             expected.append(str(exc))
     for _ in range(2):  # the second time, from what the first one stored
         assert [_found(schema) for schema in LOOKALIKES] == expected
+    assert bool(tool_schemas._CHECKERS) == codecs_phase
 
 
-@pytest.mark.parametrize("msgspec_loaded", [True, False])
-def test_a_lone_surrogate_in_a_schema_is_judged_not_a_crash(
-    monkeypatch: pytest.MonkeyPatch, msgspec_loaded: bool
+@pytest.mark.parametrize("msgspec_imported", [True, False])
+def test_the_cache_key_does_not_depend_on_what_was_imported(
+    monkeypatch: pytest.MonkeyPatch, msgspec_imported: bool
 ) -> None:
-    """UTF-8 (msgpack's strings) cannot carry one; the canonical text can."""
     import msgspec
 
-    if not msgspec_loaded:
+    if not msgspec_imported:
         monkeypatch.delitem(sys.modules, msgspec.__name__)
+    monkeypatch.setattr(tool_schemas, "_CHECKERS", {})
+    monkeypatch.setitem(json_reader._DECODED, "strict_only", 0)
+    tool_schemas._checkers({"type": "object"})
+    assert tool_schemas._CHECKERS == {}
+    monkeypatch.setitem(json_reader._DECODED, "strict_only", json_reader.STRICT_ONLY_CHARS)
+    tool_schemas._checkers({"type": "object"})
+    assert len(tool_schemas._CHECKERS) == 1
+
+
+@pytest.mark.usefixtures("codecs_phase")
+def test_a_lone_surrogate_in_a_schema_is_judged_not_a_crash() -> None:
+    """UTF-8 (msgpack's strings) cannot carry one; the canonical text can."""
     schema = {"type": "object", "properties": {"city": {"type": "string", "description": "\ud800"}}}
     assert list(violations(schema, {"city": "Bern"})) == []
     (found,) = violations(schema, {"city": 3})

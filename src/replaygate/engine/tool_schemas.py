@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -14,7 +13,7 @@ from typing import Any
 import jsonschema_rs
 
 from replaygate.assertions.operators import OPERATORS, search
-from replaygate.loading.json_reader import json_path
+from replaygate.loading.json_reader import fast_codecs, json_path
 
 MAX_ERRORS_PER_CALL = 10
 _RECURSES = "the schema's references recurse without end"
@@ -246,17 +245,17 @@ def _validators(schema_text: str) -> _Validators:
 def _checkers(schema: Mapping[str, Any]) -> _Validators:
     """The validators of a schema, built from its canonical text.
 
-    Every call of every case asks, and most schemas were seen before: once msgspec is loaded
-    (by the JSON reader, past a process's first MiB), a schema's msgpack encoding finds them at
-    a fraction of the cost of writing that text. msgpack keeps types, integers and float bits
-    apart (JSON text would write NaN as null) and keys in their order, so equal bytes mean an
-    equal schema, and an equal text.
+    Every call of every case asks, and most schemas were seen before: past a process's
+    strict-only start (the JSON reader's rule, fast_codecs), a schema's msgpack encoding finds
+    them at a fraction of the cost of writing that text. msgpack keeps types, integers and
+    float bits apart (JSON text would write NaN as null) and keys in their order, so equal
+    bytes mean an equal schema, and an equal text.
     """
-    msgspec = sys.modules.get("msgspec")  # importing it here would slow every small run
-    if msgspec is None:
+    codecs = fast_codecs()
+    if codecs is None:
         return _validators(_CANONICAL.encode(schema))
     try:
-        key: bytes = _packer(msgspec).encode(schema)
+        key: bytes = codecs.packer.encode(schema)
     # an integer beyond 64 bits, a key that is no string, a lone surrogate (UTF-8 has none)
     except (OverflowError, TypeError, ValueError):
         return _validators(_CANONICAL.encode(schema))
@@ -266,11 +265,6 @@ def _checkers(schema: Mapping[str, Any]) -> _Validators:
             _CHECKERS.clear()
         found = _CHECKERS[key] = _validators(_CANONICAL.encode(schema))
     return found
-
-
-@cache
-def _packer(msgspec: Any) -> Any:
-    return msgspec.msgpack.Encoder()
 
 
 def _refuse_retrieval(uri: str) -> Any:
