@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from replaygate import __version__
-from replaygate.core.errors import EXIT_BUG, ReplayGateError, UsageError
+from replaygate.core.errors import EXIT_BUG, EXIT_CANCELLED, ReplayGateError, UsageError
 
 COMMANDS = ("run", "validate", "merge", "baseline", "infer", "hash", "record")
 
@@ -146,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print("replaygate: cancelled", file=sys.stderr)
-        return 130
+        return EXIT_CANCELLED
     except Exception as exc:  # the one place a bug becomes a message
         print(bug_report(exc), file=sys.stderr)
         return EXIT_BUG
