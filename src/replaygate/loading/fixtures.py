@@ -19,12 +19,12 @@ from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixture_keys import key_problems
 from replaygate.loading.golden import input_base, recording_name
+from replaygate.loading.model_errors import format_loc
 from replaygate.loading.models import (
     FIXTURE_KEYS,
     RECORDED_KEYS,
     RECORDING_KEYS,
     FixtureObject,
-    format_loc,
 )
 from replaygate.loading.normalize import (
     FixtureShapeError,
