@@ -89,6 +89,8 @@ def arguments(inputs: ActionInputs) -> list[str]:
 
 def main(argv: Sequence[str] = ()) -> int:
     """No arguments: the action. Arguments: the CLI, its output guarded as well inside a job."""
+    from replaygate.core.errors import EXIT_CANCELLED, exit_on_signal
+
     install_signal_handlers()
     give_new_files_to_the_workspace_owner(os.environ)
     try:
@@ -99,8 +101,8 @@ def main(argv: Sequence[str] = ()) -> int:
         else:
             code = _guarded(argv)
     except Cancelled:
-        code = 130
-    return 128 + _received[0] if _received else code
+        code = EXIT_CANCELLED
+    return exit_on_signal(_received[0]) if _received else code
 
 
 def _guarded(argv: Sequence[str]) -> int:

@@ -235,6 +235,61 @@ def test_an_internal_error_prints_what_a_bug_report_needs(
     assert 'in _broken_validate\n    raise ZeroDivisionError("a bug")' in err
 
 
+@pytest.fixture
+def broken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A bug in `validate`, run from a repository at tmp_path/repo, HOME at tmp_path/home."""
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "repo")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    monkeypatch.setattr("replaygate.commands.validate.main", _broken_validate)
+    return tmp_path
+
+
+@pytest.mark.parametrize("state", ["state", None, "relative/state"])
+def test_an_internal_error_is_also_written_to_a_log_and_stderr_says_where(
+    broken: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    state: str | None,
+) -> None:
+    if state is not None:  # XDG_STATE_HOME when absolute; a relative one is ignored
+        monkeypatch.setenv("XDG_STATE_HOME", str(broken / state) if state == "state" else state)
+    assert main(["validate", "--tag", "a b"]) == 3
+    err = capsys.readouterr().err
+    base = broken / "state" if state == "state" else broken / "home" / ".local" / "state"
+    log = base / "replaygate" / "replaygate.log"
+    report, also = err.rstrip("\n").rsplit("\n", 1)
+    assert also == f"replaygate: this report is also in {log}"
+    assert (
+        log.read_text(encoding="utf-8") == f"command: replaygate validate --tag 'a b'\n{report}\n"
+    )
+    assert f"replaygate {__version__}, Python {platform.python_version()}, " in report
+    assert 'raise ZeroDivisionError("a bug")' in report
+    assert not (broken / "repo" / "relative").exists()
+
+
+def test_a_bug_log_inside_the_repository_is_not_written(
+    broken: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(broken / "repo" / ".state"))
+    assert main(["validate"]) == 3
+    err = capsys.readouterr().err
+    assert "Please report it" in err and "also in" not in err
+    assert not (broken / "repo" / ".state").exists()
+
+
+def test_a_bug_log_that_cannot_be_written_leaves_the_report_on_stderr(
+    broken: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (broken / "state").write_text("a file where the folder would be", encoding="utf-8")
+    monkeypatch.setenv("XDG_STATE_HOME", str(broken / "state"))
+    assert main(["validate"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("replaygate: internal error: ZeroDivisionError: a bug\n")
+    assert err.endswith("\nZeroDivisionError: a bug\n")
+
+
 INTERRUPTED_RUN = """
 import os, signal, sys
 from replaygate import cli

@@ -17,13 +17,12 @@ from packbuilder import fixture, make_pack
 from replaygate.core.model import CaseResult, Status
 from replaygate.engine.runner import run_packs
 from replaygate.loading.fixture_keys import key_problems
+from replaygate.loading.model_errors import unknown_key, version_problem
 from replaygate.loading.models import (
     FIXTURE_KEYS,
     FIXTURE_PLACES,
     BoundaryVersion,
     FixtureObject,
-    unknown_key,
-    version_problem,
 )
 from replaygate.loading.pack import load_packs
 from test_pack_loading import NOW

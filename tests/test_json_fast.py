@@ -189,12 +189,13 @@ def test_fast_path_keeps_to_the_interpreters_integer_digit_limit() -> None:
         sys.set_int_max_str_digits(limit)
 
 
-# --- tool-call arguments: msgspec where it agrees with the json module, once it is loaded ---
+# --- tool-call arguments: the same decoder, by the same rule ---
 
 
 def arguments_outcome(text: str, *, fast: bool) -> Any:
     """What normalize makes of a call's arguments: the value, or why they are malformed."""
-    with mock.patch.dict(sys.modules, {} if fast else {"msgspec": None}):
+    strict_only = json_reader.STRICT_ONLY_CHARS if fast else -sys.maxsize
+    with mock.patch.dict(json_reader._DECODED, {"strict_only": strict_only}):
         value, malformed = normalize._arguments(text)
     return malformed or exact(dict(value))
 
@@ -203,25 +204,21 @@ def arguments_outcome(text: str, *, fast: bool) -> Any:
 @DIFFERENTIAL
 @given(text=documents() | VALID.map(json.dumps))
 def test_arguments_decode_as_the_json_module_decodes_them(text: str) -> None:
-    import msgspec  # noqa: F401  # loaded, as it is past a run's first MiB
-
     assert arguments_outcome(text, fast=True) == arguments_outcome(text, fast=False)
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        '{"a": 1, "a": 2, "b": [2.5, -0.0, true, null]}',  # both keep the last "a", first
+        '{"a": 1, "b": [2.5, -0.0, true, null]}',
         '{"c": {"d": "\\u00e9\\ud83d\\ude00"}, "e": 123456789012345678901234567890}',
-        '{"a": ' + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "}",  # MAX_DEPTH brackets
+        '{"a": ' + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "}",  # MAX_DEPTH containers
     ],
 )
 def test_plain_arguments_are_decoded_by_msgspec(text: str) -> None:
-    import msgspec  # noqa: F401
-
     expected = arguments_outcome(text, fast=False)
     refused = mock.Mock(side_effect=AssertionError("decoded by the json module"))
-    with mock.patch.object(normalize._ARGUMENTS, "decode", refused):
+    with mock.patch.object(json_reader._JSON, "decode", refused):
         assert arguments_outcome(text, fast=True) == expected
 
 
@@ -231,14 +228,30 @@ def test_plain_arguments_are_decoded_by_msgspec(text: str) -> None:
         '{"a": NaN}',
         '{"a": 1e400}',
         '{"a": "\\ud800"}',
-        '{"a": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}",  # the json module's depth decides
+        '{"a": 1, "a": 2}',
+        '{"a": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}",  # the strict decoder's depth decides
         '{"a": 1} x',
     ],
 )
-def test_questionable_arguments_are_left_to_the_json_module(text: str) -> None:
-    import msgspec  # noqa: F401
-
+def test_questionable_arguments_are_left_to_the_strict_decoder(text: str) -> None:
     expected = arguments_outcome(text, fast=False)
-    with mock.patch.object(normalize, "_ARGUMENTS", wraps=normalize._ARGUMENTS) as decoder:
+    with mock.patch.object(json_reader, "_JSON", wraps=json_reader._JSON) as decoder:
         assert arguments_outcome(text, fast=True) == expected
     assert decoder.decode.call_count == 1
+
+
+@pytest.mark.parametrize("msgspec_imported", [True, False])
+@pytest.mark.parametrize("past_the_start", [True, False])
+def test_the_decoder_is_picked_by_the_json_decoded_not_by_what_was_imported(
+    monkeypatch: pytest.MonkeyPatch, msgspec_imported: bool, past_the_start: bool
+) -> None:
+    import msgspec
+
+    if not msgspec_imported:
+        monkeypatch.delitem(sys.modules, msgspec.__name__)
+    strict_only = json_reader.STRICT_ONLY_CHARS if past_the_start else 0
+    monkeypatch.setitem(json_reader._DECODED, "strict_only", strict_only)
+    with mock.patch.object(json_reader, "fast_value", wraps=json_reader.fast_value) as fast:
+        assert json_reader.decode_arguments('{"a": 1}') == {"a": 1}
+    assert fast.call_count == past_the_start
+    assert (json_reader.fast_codecs() is not None) == past_the_start

@@ -1,9 +1,9 @@
 """Our models validate exactly as the pydantic models they replace did.
 
-loading/models.py and loading/recording.py declare their pydantic-core schemas by hand, to
-spare the start-up pydantic's Python layer costs. The pydantic models below are the ones
-those files held before (the oracle): on generated documents, both give the same values, or
-the same errors and the same one-line messages.
+loading/models.py and loading/recording.py declare their pydantic-core schemas by hand
+(loading/records.py), to spare the start-up pydantic's Python layer costs. The pydantic
+models below are the ones those files held before (the oracle): on generated documents,
+both give the same values, or the same errors and the same one-line messages.
 """
 
 from __future__ import annotations
@@ -18,15 +18,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from replaygate.loading import models, recording
-from replaygate.loading.models import Record, validation_errors
+from replaygate.loading import model_errors, models, recording, records
+from replaygate.loading.model_errors import validation_errors
+from replaygate.loading.records import Record
 
 HASH = r"^sha256:[0-9a-f]{64}$"
 
 
 def _known(versions: Any) -> AfterValidator:
     def check(value: str) -> str:
-        problem = models.version_problem(value, versions)
+        problem = model_errors.version_problem(value, versions)
         if problem is not None:
             raise ValueError(problem)
         return value
@@ -220,7 +221,7 @@ def _values(annotation: Any, depth: int) -> st.SearchStrategy[Any]:
         | st.lists(SCALARS, max_size=3)
         | st.dictionaries(KEYS | ODD_KEYS, SCALARS, max_size=2)
     )
-    inner = models._submodel(annotation)[0]
+    inner = model_errors._submodel(annotation)[0]
     if inner is None or depth > 2:
         return plain
     nested = documents(inner, depth + 1)
@@ -336,7 +337,7 @@ def test_a_model_is_read_only() -> None:
 def test_keys_and_annotations_must_agree() -> None:
     with pytest.raises(TypeError, match="differ from the annotations"):
 
-        @models.record(a=models.text())
+        @records.record(a=records.text())
         class Wrong(Record):
             b: str
 

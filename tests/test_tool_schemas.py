@@ -14,8 +14,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from replaygate.assertions.values import EmbeddedJson
-from replaygate.engine import tool_schemas
-from replaygate.engine.tool_schemas import InvalidToolSchema, violations
+from replaygate.engine import schema_checkers, tool_schemas
+from replaygate.engine.schema_checkers import InvalidToolSchema
+from replaygate.engine.tool_schemas import violations
+from replaygate.loading import json_reader
 
 SCHEMA = {
     "type": "object",
@@ -120,7 +122,7 @@ def _reference_verdict(schema: Any) -> str | None:
     from jsonschema import exceptions, validators
 
     schema = json.loads(json.dumps(schema, sort_keys=True))
-    formats = tool_schemas._schema_formats()
+    formats = schema_checkers._schema_formats()
     try:
         validators.validator_for(schema).check_schema(schema, format_checker=formats)
     except exceptions.SchemaError as exc:
@@ -129,9 +131,9 @@ def _reference_verdict(schema: Any) -> str | None:
 
 
 def _our_verdict(schema: Any) -> str | None:
-    tool_schemas._validators.cache_clear()
+    schema_checkers._validators.cache_clear()
     try:
-        tool_schemas._validators(json.dumps(schema, sort_keys=True))
+        schema_checkers._validators(json.dumps(schema, sort_keys=True))
     except InvalidToolSchema as exc:
         return str(exc)
     return None
@@ -364,7 +366,7 @@ def test_one_violation_of_a_common_keyword_needs_no_jsonschema(
     arguments: dict[str, object], message: str
 ) -> None:
     """jsonschema's import costs more than a small pack's run: these are said without it."""
-    with mock.patch.object(tool_schemas._Validators, "full", side_effect=AssertionError):
+    with mock.patch.object(schema_checkers.Validators, "full", side_effect=AssertionError):
         (found,) = violations(SCHEMA, arguments)
     assert found.message == message
     assert [found] == _explained_by_jsonschema(SCHEMA, arguments)
@@ -381,8 +383,8 @@ def test_one_violation_of_a_common_keyword_needs_no_jsonschema(
     ],
 )
 def test_anything_else_is_explained_by_jsonschema(schema: Any, arguments: Any) -> None:
-    tool_schemas._validators.cache_clear()
-    asked = mock.patch.object(tool_schemas._Validators, "full", side_effect=RuntimeError("asked"))
+    schema_checkers._validators.cache_clear()
+    asked = mock.patch.object(schema_checkers.Validators, "full", side_effect=RuntimeError("asked"))
     with asked, pytest.raises(RuntimeError, match="asked"):
         list(violations(schema, arguments))
 
@@ -414,40 +416,56 @@ LOOKALIKES: list[dict[Any, Any]] = [
 def _found(schema: Any) -> Any:
     """What _checkers answers: the validators, or the schema's refusal."""
     try:
-        return tool_schemas._checkers(schema)
+        return schema_checkers.checkers(schema)
     except InvalidToolSchema as exc:
         return str(exc)
 
 
-@pytest.mark.parametrize("msgspec_loaded", [True, False])
-def test_a_schema_is_looked_up_by_its_canonical_text_whatever_came_before(
-    monkeypatch: pytest.MonkeyPatch, msgspec_loaded: bool
-) -> None:
-    import msgspec
+@pytest.fixture(params=["strict only", "past the strict-only start"])
+def codecs_phase(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Before and after the JSON reader's strict-only start, which decides the cache key."""
+    past = request.param != "strict only"
+    strict_only = json_reader.STRICT_ONLY_CHARS if past else 0
+    monkeypatch.setitem(json_reader._DECODED, "strict_only", strict_only)
+    return past
 
-    if not msgspec_loaded:
-        monkeypatch.delitem(sys.modules, msgspec.__name__)
-    monkeypatch.setattr(tool_schemas, "_CHECKERS", {})
-    texts = [tool_schemas._CANONICAL.encode(schema) for schema in LOOKALIKES]
+
+def test_a_schema_is_looked_up_by_its_canonical_text_whatever_came_before(
+    monkeypatch: pytest.MonkeyPatch, codecs_phase: bool
+) -> None:
+    monkeypatch.setattr(schema_checkers, "_CHECKERS", {})
+    texts = [schema_checkers._CANONICAL.encode(schema) for schema in LOOKALIKES]
     expected: list[Any] = []
     for text in texts:
         try:
-            expected.append(tool_schemas._validators(text))
+            expected.append(schema_checkers._validators(text))
         except InvalidToolSchema as exc:
             expected.append(str(exc))
     for _ in range(2):  # the second time, from what the first one stored
         assert [_found(schema) for schema in LOOKALIKES] == expected
+    assert bool(schema_checkers._CHECKERS) == codecs_phase
 
 
-@pytest.mark.parametrize("msgspec_loaded", [True, False])
-def test_a_lone_surrogate_in_a_schema_is_judged_not_a_crash(
-    monkeypatch: pytest.MonkeyPatch, msgspec_loaded: bool
+@pytest.mark.parametrize("msgspec_imported", [True, False])
+def test_the_cache_key_does_not_depend_on_what_was_imported(
+    monkeypatch: pytest.MonkeyPatch, msgspec_imported: bool
 ) -> None:
-    """UTF-8 (msgpack's strings) cannot carry one; the canonical text can."""
     import msgspec
 
-    if not msgspec_loaded:
+    if not msgspec_imported:
         monkeypatch.delitem(sys.modules, msgspec.__name__)
+    monkeypatch.setattr(schema_checkers, "_CHECKERS", {})
+    monkeypatch.setitem(json_reader._DECODED, "strict_only", 0)
+    schema_checkers.checkers({"type": "object"})
+    assert schema_checkers._CHECKERS == {}
+    monkeypatch.setitem(json_reader._DECODED, "strict_only", json_reader.STRICT_ONLY_CHARS)
+    schema_checkers.checkers({"type": "object"})
+    assert len(schema_checkers._CHECKERS) == 1
+
+
+@pytest.mark.usefixtures("codecs_phase")
+def test_a_lone_surrogate_in_a_schema_is_judged_not_a_crash() -> None:
+    """UTF-8 (msgpack's strings) cannot carry one; the canonical text can."""
     schema = {"type": "object", "properties": {"city": {"type": "string", "description": "\ud800"}}}
     assert list(violations(schema, {"city": "Bern"})) == []
     (found,) = violations(schema, {"city": 3})

@@ -5,12 +5,17 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from replaygate import __version__
-from replaygate.core.errors import EXIT_BUG, ReplayGateError, UsageError
+from replaygate.core.errors import EXIT_BUG, EXIT_CANCELLED, ReplayGateError, UsageError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 COMMANDS = ("run", "validate", "merge", "baseline", "infer", "hash", "record")
 
@@ -146,9 +151,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print("replaygate: cancelled", file=sys.stderr)
-        return 130
+        return EXIT_CANCELLED
     except Exception as exc:  # the one place a bug becomes a message
-        print(bug_report(exc), file=sys.stderr)
+        report = bug_report(exc)
+        print(report, file=sys.stderr)
+        logged = write_bug_log(f"command: replaygate {_shell_words(args)}\n{report}\n")
+        if logged is not None:
+            print(f"replaygate: this report is also in {logged}", file=sys.stderr)
         return EXIT_BUG
 
 
@@ -179,6 +188,46 @@ def bug_report(exc: BaseException) -> str:
         f"replaygate {__version__}, Python {platform.python_version()}, {platform.platform()}\n"
         f"{trace}"
     )
+
+
+def _shell_words(args: list[str]) -> str:
+    import shlex  # only a bug needs it
+
+    return shlex.join(args)
+
+
+def bug_log_path(environ: Mapping[str, str], cwd: Path) -> Path | None:
+    """Where a bug report is also written: ``$XDG_STATE_HOME/replaygate/replaygate.log``, by
+    default under ``~/.local/state`` (XDG's home for logs; ``~/.cache/replaygate`` is the
+    action's saved results cache). None when that is inside the current folder's repository,
+    which a run must not write into."""
+    from pathlib import Path  # only a bug needs it, like the imports below
+
+    from replaygate.loading.files import find_repository_root, is_inside
+
+    state = environ.get("XDG_STATE_HOME", "")
+    # XDG: a relative path is invalid and ignored; HOME is what Path.home() reads first
+    home = Path(environ["HOME"]) if environ.get("HOME") else Path.home()
+    base = Path(state) if os.path.isabs(state) else home / ".local" / "state"
+    path = base / "replaygate" / "replaygate.log"
+    repository = find_repository_root(cwd) or cwd
+    return None if is_inside(path, repository) else path
+
+
+def write_bug_log(text: str) -> Path | None:
+    """``text`` written to bug_log_path (replacing the last report), and where; None when it
+    cannot be written there: the report on stderr is then the only one."""
+    from pathlib import Path
+
+    try:
+        path = bug_log_path(os.environ, Path.cwd())
+        if path is None:
+            return None
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors="backslashreplace")
+    except (OSError, RuntimeError, ValueError):  # no home, a file in the way, a NUL in a path
+        return None
+    return path
 
 
 if __name__ == "__main__":

@@ -57,8 +57,7 @@ def test_a_full_disk_under_the_step_summary_fails_only_the_summary(
     assert step_errors(step) == [
         (
             "replaygate",
-            "step summary not written: cannot write to $GITHUB_STEP_SUMMARY: "
-            "No space left on device",
+            "step summary not written: cannot write $GITHUB_STEP_SUMMARY: No space left on device",
         )
     ]
     assert step.outputs["failed"] == "1" and step.outputs["conclusion"] == "failure"
@@ -73,7 +72,7 @@ def test_an_unwritable_output_file_fails_only_the_outputs(api_action: Action) ->
     log, _ = process.communicate(timeout=120)
     assert process.returncode == 2, log
     assert [(c.name, c.data) for c in effective(log)] == [
-        ("error", "outputs not written: cannot write to $GITHUB_OUTPUT: Is a directory")
+        ("error", "outputs not written: cannot write $GITHUB_OUTPUT: Is a directory")
     ]
     summary = api_action.temp / "_runner_file_commands" / "step_summary_1"
     assert "1 passed" in summary.read_text()

@@ -22,9 +22,9 @@ from replaygate.commands.options import (
     provider_setup,
     refuse_untrusted_event,
 )
-from replaygate.core.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
+from replaygate.core.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK, exit_on_signal
 
-EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def add_parser(sub: Any) -> None:
@@ -67,7 +67,7 @@ def _stop_on_signals() -> Iterator[tuple[threading.Event, list[int]]]:
         caught.append(signum)
         stop.set()
 
-    previous = {sig: signal.signal(sig, handle) for sig in EXIT_SIGNAL}
+    previous = {sig: signal.signal(sig, handle) for sig in STOP_SIGNALS}
     try:
         yield stop, caught
     finally:
@@ -168,5 +168,5 @@ def main(args: argparse.Namespace) -> int:
     sys.stdout.write(summary(outcomes, time.perf_counter() - started))
     if caught:
         print(f"replaygate: stopped by {signal.Signals(caught[0]).name}", file=sys.stderr)
-        return EXIT_SIGNAL[signal.Signals(caught[0])]
+        return exit_on_signal(caught[0])
     return EXIT_FAILED if any(o.outcome is Outcome.FAILED for o in outcomes) else EXIT_OK

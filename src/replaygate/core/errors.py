@@ -10,6 +10,18 @@ EXIT_FAILED = 1  # a case failed or errored
 EXIT_CONFIG = 2  # no pack found, or a pack, contract or option could not be loaded
 EXIT_BUG = 3  # an internal error: a bug in replaygate
 EXIT_USAGE = 4  # an unknown option or a bad option value (pytest's code)
+EXIT_SIGNALLED = 128  # plus the signal's number: how a shell reports a run a signal stopped
+EXIT_CANCELLED = EXIT_SIGNALLED + 2  # 130: stopped by SIGINT (Ctrl-C), or cancelled
+
+
+def exit_on_signal(signum: int) -> int:
+    """The exit code of a run the signal ``signum`` stopped: 130 for SIGINT, 143 for SIGTERM."""
+    return EXIT_SIGNALLED + signum
+
+
+def cannot_write(path: object, exc: OSError) -> str:
+    """The one message for a file or stream that cannot be written, with the system's reason."""
+    return f"cannot write {path}: {exc.strerror or exc}"
 
 
 class ReplayGateError(Exception):

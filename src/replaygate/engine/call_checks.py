@@ -12,7 +12,8 @@ from replaygate.core.model import Classification
 from replaygate.engine.classify import unmatched_call_class
 from replaygate.engine.collector import CaseUndecidable, Collector
 from replaygate.engine.matching import match_calls
-from replaygate.engine.tool_schemas import InvalidToolSchema, violations
+from replaygate.engine.schema_checkers import InvalidToolSchema
+from replaygate.engine.tool_schemas import violations
 from replaygate.loading.contract import ExpectedCall
 from replaygate.loading.normalize import ToolCall
 

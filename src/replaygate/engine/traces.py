@@ -10,6 +10,7 @@ from replaygate.assertions.trace_assertions import Verdict
 from replaygate.assertions.trace_compile import NotEvaluated, TraceAssertion
 from replaygate.assertions.trace_match import FAILING_RULES, PASSING_RULES, RULE_TEXT
 from replaygate.core.model import AssertionOutcome, AssertionStatus, CaseResult
+from replaygate.core.places import where
 from replaygate.engine.collector import CaseUndecidable, Collector
 from replaygate.loading.fixtures import CaseInput, Recorded
 from replaygate.loading.normalize import FixtureShapeError
@@ -39,8 +40,8 @@ def _check(
     try:
         verdict = assertion.evaluate(trace)
     except CheckError as exc:
-        where = f"{assertion.file}:{assertion.line}: {assertion.locator}:{assertion.type}"
-        raise CaseUndecidable(f"{where}: {exc}") from None
+        place = f"{where(assertion.file, assertion.line)}: {assertion.locator}:{assertion.type}"
+        raise CaseUndecidable(f"{place}: {exc}") from None
     if verdict.message is not None:
         locator = f"{assertion.locator}:{assertion.type}"
         col.add(

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from replaygate.core.errors import cannot_write
 from replaygate.core.model import RunResult
 from replaygate.github import annotations as notes
 from replaygate.github import env, workflow
@@ -116,8 +117,7 @@ def _file_channel(
     try:
         return write()
     except OSError as error:
-        reason = error.strerror or str(error)
-        failed.append(f"{name} not written: cannot write to {variable}: {reason}")
+        failed.append(f"{name} not written: {cannot_write(variable, error)}")
         return []
 
 

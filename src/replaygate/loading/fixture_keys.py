@@ -6,14 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from replaygate.loading.model_errors import Loc, unknown_key, version_problem
 from replaygate.loading.models import (
     FIXTURE_KEYS,
     FIXTURE_PLACES,
     BoundaryVersion,
     FixtureObject,
-    Loc,
-    unknown_key,
-    version_problem,
 )
 
 _O = FixtureObject

@@ -13,17 +13,18 @@ from typing import Any, cast
 from replaygate.assertions.trace import Trace
 from replaygate.core.errors import PackError
 from replaygate.core.model import Problem
+from replaygate.core.places import where
 from replaygate.loading import files, folders, json_reader, traces
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import shown_path
 from replaygate.loading.fixture_keys import key_problems
 from replaygate.loading.golden import input_base, recording_name
+from replaygate.loading.model_errors import format_loc
 from replaygate.loading.models import (
     FIXTURE_KEYS,
     RECORDED_KEYS,
     RECORDING_KEYS,
     FixtureObject,
-    format_loc,
 )
 from replaygate.loading.normalize import (
     FixtureShapeError,
@@ -293,7 +294,7 @@ def load_input(
         return "; ".join(str(each) for each in exc.each())
     except FixtureShapeError as exc:
         line = shape_line(path, shown, ("response", *exc.loc)) if from_fixture and exc.loc else None
-        return f"{shown}{'' if line is None else f':{line}'}: {exc}"
+        return f"{where(shown, line)}: {exc}"
     return CaseInput(
         request, schemas, document, calls, looked_in, command, stale, notes, trace=trace
     )

@@ -1,4 +1,5 @@
-"""Strict JSON loading: NaN, Infinity, duplicate keys and deep nesting refused, with lines."""
+"""Strict JSON: files and tool-call arguments, NaN, Infinity, duplicate keys and deep nesting
+refused; where a value of a file is, as ``$.a[0]`` and a line."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from replaygate.core.errors import PackError
 from replaygate.loading.files import MAX_DEPTH, MAX_JSON_BYTES, excerpt, read_text
@@ -30,8 +31,17 @@ def refuse_constant(name: str) -> NoReturn:
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
     if len(result) != len(pairs):
-        raise _JsonProblem("duplicate key")
+        raise _JsonProblem(f"duplicate key {excerpt(_first_repeated(pairs))!r}")
     return result
+
+
+def _first_repeated(pairs: list[tuple[str, Any]]) -> str:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    raise AssertionError("no key repeats")  # the caller has counted one
 
 
 def finite_float(text: str) -> float:
@@ -63,16 +73,50 @@ def load_json(path: Path, *, shown: str) -> Any:
 # the container kit, more than it saves on a small run: a process decodes its first MiB of JSON
 # with the strict decoder alone, whose values are the same (tests/test_json_fast.py).
 STRICT_ONLY_CHARS = 1 << 20
-_DECODED = {"strict_only": 0}  # characters decoded by strict_json alone in this process
+_DECODED = {"strict_only": 0}  # characters decoded by the strict decoder alone in this process
 
 
 def parse_json(text: str, *, shown: str) -> Any:
     """The JSON value in ``text``; NaN, Infinity, duplicate keys and deep nesting are refused."""
+    value = NEEDS_STRICT if _strict_only(text) else fast_value(text)
+    return strict_json(text, shown=shown) if value is NEEDS_STRICT else value
+
+
+def _strict_only(text: str) -> bool:
+    """Whether ``text`` is decoded by the strict decoder alone: the one rule, for files and
+    arguments alike, that picks the decoder by how much JSON this process has decoded."""
     if _DECODED["strict_only"] < STRICT_ONLY_CHARS:
         _DECODED["strict_only"] += len(text)
-        return strict_json(text, shown=shown)
-    value = fast_value(text)
-    return strict_json(text, shown=shown) if value is NEEDS_STRICT else value
+        return True
+    return False
+
+
+class MalformedArguments(ValueError):
+    """A tool call's arguments text is not strict JSON; the message says why."""
+
+
+def decode_arguments(text: str) -> Any:
+    """The JSON value of a tool call's arguments text, by the rules of our JSON files: NaN,
+    Infinity, numbers out of range, duplicate keys, trailing text and nesting deeper than
+    MAX_DEPTH are refused, escaped lone surrogates kept. An empty text is no arguments, {}.
+    Whether the value is an object is the caller's question. Raises MalformedArguments.
+    """
+    text = text or "{}"
+    value = NEEDS_STRICT if _strict_only(text) else fast_value(text)
+    if value is not NEEDS_STRICT:
+        return value
+    try:
+        value = _JSON.decode(text)
+    except RecursionError:  # deeper than the interpreter's limit, so deeper than ours
+        raise MalformedArguments(_TOO_DEEP) from None
+    except ValueError as exc:
+        raise MalformedArguments(f"arguments are not valid JSON: {str(exc)[:120]}") from None
+    if too_deep(text, value):  # a fixture's own depth limit does not see inside the string
+        raise MalformedArguments(_TOO_DEEP)
+    return value
+
+
+_TOO_DEEP = f"arguments nest deeper than {MAX_DEPTH} levels"
 
 
 NEEDS_STRICT: Any = object()  # fast_value's answer when only strict_json can decide
@@ -92,7 +136,7 @@ def fast_value(text: str) -> Any:
     """
     if "\\u003" in text:  # an escaped colon (or digit, or ;<=>?: rare) upsets the count
         return NEEDS_STRICT
-    decoder, encoder, reindent = _msgspec()
+    decoder, encoder, reindent, _ = _msgspec()
     try:
         value = decoder.decode(text)
     except (ValueError, RecursionError):  # strict_json names the problem and its line
@@ -114,8 +158,23 @@ def _maybe_too_deep(text: str, reindent: Callable[[str], str]) -> bool:
     return "\n" + " " * MAX_DEPTH in reindent(text)
 
 
+class Codecs(NamedTuple):
+    """msgspec's codecs, for work whose answer they provably do not change."""
+
+    decoder: msgspec.json.Decoder[Any]
+    encoder: msgspec.json.Encoder
+    reindent: Callable[[str], str]
+    packer: msgspec.msgpack.Encoder
+
+
+def fast_codecs() -> Codecs | None:
+    """msgspec's codecs once this process is past its strict-only start (STRICT_ONLY_CHARS of
+    JSON decoded), else None: the same rule as the decoders', whatever was imported before."""
+    return None if _DECODED["strict_only"] < STRICT_ONLY_CHARS else _msgspec()
+
+
 @functools.cache
-def _msgspec() -> tuple[msgspec.json.Decoder[Any], msgspec.json.Encoder, Callable[[str], str]]:
+def _msgspec() -> Codecs:
     # Imported on first use: where pydantic is not loaded it brings typing machinery (about
     # 20 ms) to commands that never read JSON.
     import msgspec
@@ -123,7 +182,9 @@ def _msgspec() -> tuple[msgspec.json.Decoder[Any], msgspec.json.Encoder, Callabl
     def reindent(text: str) -> str:
         return msgspec.json.format(text, indent=1)
 
-    return msgspec.json.Decoder(), msgspec.json.Encoder(), reindent
+    return Codecs(
+        msgspec.json.Decoder(), msgspec.json.Encoder(), reindent, msgspec.msgpack.Encoder()
+    )
 
 
 def strict_json(text: str, *, shown: str) -> Any:

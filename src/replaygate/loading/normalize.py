@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-import json
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from replaygate.assertions.values import EmbeddedJson
-from replaygate.loading.files import MAX_DEPTH
-from replaygate.loading.json_reader import finite_float, refuse_constant, too_deep
+from replaygate.loading.json_reader import MalformedArguments, decode_arguments
 
 
 class FixtureShapeError(ValueError):
@@ -55,40 +51,12 @@ def _arguments(raw: Any) -> tuple[Any, str | None]:
     if not isinstance(raw, str):
         return raw, f"arguments must be a JSON object or a JSON string, got {type(raw).__name__}"
     try:
-        parsed = _decoded(raw or "{}")
-    except (ValueError, RecursionError) as exc:
-        return raw, f"arguments are not valid JSON: {str(exc)[:120]}"
+        parsed = decode_arguments(raw)
+    except MalformedArguments as exc:
+        return raw, str(exc)
     if not isinstance(parsed, dict):
         return raw, f"arguments must be a JSON object, got {type(parsed).__name__}"
-    if too_deep(raw, parsed):  # the fixture's own depth limit does not see inside the string
-        return raw, f"arguments nest deeper than {MAX_DEPTH} levels"
     return EmbeddedJson(parsed, raw), None
-
-
-# One decoder for all arguments: json.loads(..., parse_constant=...) builds a new one per call.
-_ARGUMENTS = json.JSONDecoder(parse_constant=refuse_constant, parse_float=finite_float)
-
-
-def _decoded(raw: str) -> Any:
-    """The arguments' value as _ARGUMENTS decodes it, from msgspec's decoder (four times
-    faster) where the two agree: once the JSON reader has loaded msgspec, in a text of at most
-    MAX_DEPTH brackets (the json module's limit is the interpreter's recursion depth). Both keep
-    the last of duplicate keys in the first one's place; what msgspec refuses (NaN, infinite
-    numbers, lone surrogates, too many digits) _ARGUMENTS decodes or refuses in its own words.
-    tests/test_json_fast.py compares the two on generated texts.
-    """
-    msgspec = sys.modules.get("msgspec")  # importing it here would slow every small run
-    if msgspec is not None and raw.count("{") + raw.count("[") <= MAX_DEPTH:
-        try:
-            return _fast(msgspec).decode(raw)
-        except (ValueError, RecursionError):
-            pass
-    return _ARGUMENTS.decode(raw)
-
-
-@functools.cache
-def _fast(msgspec: Any) -> Any:
-    return msgspec.json.Decoder()
 
 
 def _tool_call(flat: Mapping[str, Any], index: int) -> ToolCall:

@@ -18,7 +18,8 @@ from pydantic_core import core_schema as cs
 
 from replaygate.core.errors import PackError
 from replaygate.loading.identity import describe_changes, request_identity
-from replaygate.loading.models import (
+from replaygate.loading.model_errors import validation_errors
+from replaygate.loading.records import (
     Key,
     Record,
     anything,
@@ -30,7 +31,6 @@ from replaygate.loading.models import (
     optional,
     record,
     text,
-    validation_errors,
     whole,
 )
 

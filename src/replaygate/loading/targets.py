@@ -14,7 +14,7 @@ from replaygate.core.errors import PackError
 from replaygate.core.model import Problem
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.contract import Contract
-from replaygate.loading.models import key_problem, unknown_key
+from replaygate.loading.model_errors import key_problem, unknown_key
 
 PACK_FILE = "pack.yaml"
 MISNAMED_PACK_FILE = "pack.yml"

@@ -8,7 +8,7 @@ from typing import Any
 
 from replaygate.assertions.trace import ASSISTANT, Trace, TraceCall, Turn
 from replaygate.assertions.values import suggestion
-from replaygate.loading.json_reader import finite_float
+from replaygate.loading.json_reader import MalformedArguments, decode_arguments
 from replaygate.loading.models import TRACE_KEYS
 from replaygate.loading.normalize import FixtureShapeError, ToolCall
 from replaygate.loading.usage import usage
@@ -17,7 +17,6 @@ TURN_ROLES = ("assistant", "system", "tool", "user")  # flat turns, Connexity tr
 MESSAGE_ROLES = (*TURN_ROLES, "developer", "function")  # OpenAI's message roles besides
 _FLAT_TURN_KEYS = frozenset({"role", "text", "tool_calls", "usage"})
 _FLAT_CALL_KEYS = frozenset({"id", "name", "arguments", "result", "is_error"})
-_DECODER = json.JSONDecoder(parse_float=finite_float)
 Located = tuple[Sequence[str], tuple[str | int, ...]]  # the roles allowed, where the turn is
 
 
@@ -34,8 +33,8 @@ def arguments(raw: Any) -> Mapping[str, Any] | None:
         return raw
     if isinstance(raw, str):
         try:
-            parsed = _DECODER.decode(raw or "{}")
-        except (ValueError, RecursionError):
+            parsed = decode_arguments(raw)
+        except MalformedArguments:
             return None
         return parsed if isinstance(parsed, dict) else None
     return None

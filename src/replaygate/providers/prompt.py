@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replaygate.loading.identity import normalized_request
+from replaygate.loading.json_reader import decode_arguments
 
 # Of identity's volatile members, these are request parameters and are sent; the others
 # (stream: false, stream_options, request_id, timestamp, created) are bookkeeping, never sent.
@@ -99,7 +100,7 @@ def arguments_text(arguments: Any) -> str:
 def arguments_object(arguments: Any, where: str) -> Any:
     if isinstance(arguments, str):
         try:
-            return json.loads(arguments or "{}")
+            return decode_arguments(arguments)
         except ValueError:
             raise UnsupportedRequest(f"{where}: arguments are not valid JSON") from None
     return arguments

@@ -12,7 +12,7 @@ from replaygate.assertions.trace import Trace, TraceCall, Turn, Usage
 from replaygate.assertions.trace_assertions import QUESTION_TOOLS
 from replaygate.core.errors import PackError
 from replaygate.loading.fixtures import Recorded
-from replaygate.loading.models import format_loc, validation_errors
+from replaygate.loading.model_errors import format_loc, validation_errors
 
 TOOL = "ai-tester"
 VERSIONS = ("1.1.0", "2.0.0")

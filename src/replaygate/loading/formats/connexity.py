@@ -17,6 +17,7 @@ from replaygate.assertions.trace_compile import NotEvaluated, TraceAssertion
 from replaygate.assertions.trace_match import ArgMatch
 from replaygate.core.errors import PackError
 from replaygate.core.model import Problem
+from replaygate.core.places import where
 from replaygate.loading import files, json_reader, traces, yaml_reader
 from replaygate.loading.contract import Contract, GoldenCase, trace_only_contract
 from replaygate.loading.files import shown_path
@@ -132,9 +133,9 @@ def _expected_call(index: int, call: ExpectedToolCall, raw: Any, shown: str) -> 
     params = call.expected_params or {}
     matches = tuple(ArgMatch(key, None, None, value) for key, value in params.items())
     spec = {"tool": call.tool, "args_match": matches} if matches else {"tool": call.tool}
-    where = f"expected_tool_calls[{index}]"
+    locator = f"expected_tool_calls[{index}]"
     line = _line(raw, "expected_tool_calls", index)
-    return TraceAssertion(where, "tool_called", spec, 1.0, where, shown, line)
+    return TraceAssertion(locator, "tool_called", spec, 1.0, locator, shown, line)
 
 
 def _judged(model: TestCaseModel, raw: Any, shown: str) -> list[NotEvaluated]:
@@ -208,16 +209,16 @@ def case_input(path: Path, root: Path) -> CaseInput | str:
     if not transcript.is_file():
         return f"no recorded transcript at {shown}"
     try:
-        where = files.resolve_inside(
+        found = files.resolve_inside(
             path.parent, transcript.name, root=path.parent, what="transcript", file=shown, line=None
         )
-        trace = transcript_trace(json_reader.load_json(where, shown=shown))
+        trace = transcript_trace(json_reader.load_json(found, shown=shown))
         document, calls = normalize_response(traces.legacy_response({}, trace))
     except PackError as exc:
         return str(exc)
     except FixtureShapeError as exc:
-        line = shape_line(where, shown, exc.loc) if exc.loc else None
-        return f"{shown}{'' if line is None else f':{line}'}: {exc}"
+        line = shape_line(found, shown, exc.loc) if exc.loc else None
+        return f"{where(shown, line)}: {exc}"
     return CaseInput({}, {}, document, calls, shown, trace=trace)
 
 
