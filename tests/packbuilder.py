@@ -1,4 +1,10 @@
-"""Build small packs on disk for tests: a repository root with one or more packs."""
+"""Build small packs on disk for tests: a repository root with one or more packs.
+
+CONTRACT is a get_weather contract with one case (ok.json); HEAD is its tool and expected
+call, for a test that writes its own cases: contract(golden_case("a"), golden_case("b", ...)).
+fixture() is an OpenAI fixture that calls get_weather; request_only() has no response, as a
+live run or recording starts from; make_cases() writes one passing case per fixture.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +12,30 @@ import json
 from pathlib import Path
 from typing import Any
 
-CONTRACT = """\
+HEAD = """\
 tool: get_weather
 expected_tool_calls:
   - name: get_weather
     argument_invariants:
       - path: $.city
         equals: Bern
-golden_cases:
-  - id: ok
-    input_ref: ok.json
-    expect_ok: true
 """
+
+
+def golden_case(
+    case_id: str, ref: str = "ok.json", *, expect_ok: bool = True, more: str = ""
+) -> str:
+    """One item of `golden_cases:` as YAML; ``more`` is further keys, each line indented 4."""
+    ok = "true" if expect_ok else "false"
+    return f"  - id: {case_id}\n    input_ref: {ref}\n    expect_ok: {ok}\n{more}"
+
+
+def contract(*cases: str, head: str = HEAD) -> str:
+    """A contract: ``head`` (CONTRACT's tool and expected call) with these golden_case()s."""
+    return f"{head}golden_cases:\n{''.join(cases)}"
+
+
+CONTRACT = contract(golden_case("ok"))
 
 
 def fixture(calls: list[dict[str, Any]] | None = None, **response: Any) -> dict[str, Any]:
@@ -47,6 +65,15 @@ def fixture(calls: list[dict[str, Any]] | None = None, **response: Any) -> dict[
     }
 
 
+def request_only(content: str = "weather?", *, max_tokens: int = 100) -> dict[str, Any]:
+    """A fixture without a response: what a live run sends, and what recording starts from."""
+    data = fixture()
+    del data["response"]
+    data["request"]["messages"][0]["content"] = content
+    data["request"]["max_tokens"] = max_tokens
+    return data
+
+
 def make_pack(
     root: Path,
     name: str = "p",
@@ -69,3 +96,10 @@ def make_pack(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(data if isinstance(data, str) else json.dumps(data))
     return pack
+
+
+def make_cases(root: Path, fixtures: dict[str, Any], name: str = "p", *, head: str = HEAD) -> Path:
+    """A pack with one contract (``head``) and, for each fixture, a passing case named after
+    its file (``c1.json`` is case ``c1``)."""
+    cases = (golden_case(Path(ref).stem, ref) for ref in fixtures)
+    return make_pack(root, name, contract=contract(*cases, head=head), fixtures=fixtures)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from packbuilder import CONTRACT, fixture, make_pack
+from packbuilder import CONTRACT, contract, fixture, golden_case, make_pack
 from replaygate import __version__
 from replaygate.cli import main
 
@@ -128,10 +128,7 @@ def test_broken_input_is_one_located_line_never_a_traceback(tmp_path: Path, name
 
 
 def test_shards_split_the_cases_stably_and_evenly(tmp_path: Path) -> None:
-    cases = "".join(
-        f"  - id: c{i}\n    input_ref: ok.json\n    expect_ok: true\n" for i in range(7)
-    )
-    make_pack(tmp_path, contract=CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases)
+    make_pack(tmp_path, contract=contract(*(golden_case(f"c{i}") for i in range(7))))
     seen: list[set[str]] = []
     for k in (1, 2, 3):
         assert (
@@ -177,13 +174,10 @@ sys.exit(cli.main(["run", "--jobs", str(jobs), "--json", sys.argv[2]]))
 
 @pytest.mark.posix
 def test_parallel_evaluation_gives_the_serial_results(tmp_path: Path) -> None:
-    cases = "".join(
-        f"  - id: c{i}\n    input_ref: {'bad' if i % 3 else 'ok'}.json\n    expect_ok: true\n"
-        for i in range(40)
-    )
-    contract = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
+    cases = (golden_case(f"c{i}", "bad.json" if i % 3 else "ok.json") for i in range(40))
     bad = fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])
-    make_pack(tmp_path, contract=contract, fixtures={"ok.json": fixture(), "bad.json": bad})
+    fixtures = {"ok.json": fixture(), "bad.json": bad}
+    make_pack(tmp_path, contract=contract(*cases), fixtures=fixtures)
     runs = []
     for jobs in ("1", "2"):
         # a fresh process: forking this one, which may run server threads, is not safe
