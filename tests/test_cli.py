@@ -237,6 +237,8 @@ def interrupted(*args, **kwargs):
     return evaluate(*args, **kwargs)
 
 runner.run_packs = interrupted
+# as in a terminal: a shell starts background jobs (a suite run with `&`) with SIGINT ignored
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.exit(cli.main(["run", "--json", "r.json"]))
 """
 
