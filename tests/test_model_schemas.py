@@ -271,7 +271,7 @@ def test_each_model_has_the_keys_of_the_one_it_replaces(
 
 
 @pytest.mark.parametrize(("oracle", "ours"), TOP, ids=lambda model: model.__name__)
-@sized(400, data=st.data(), suppress=[HealthCheck.too_slow])
+@sized(400, data=st.data(), fast=25, suppress=[HealthCheck.too_slow])
 def test_documents_validate_as_the_pydantic_models_did(
     oracle: type[BaseModel], ours: type[Record], data: st.DataObject
 ) -> None:
