@@ -65,12 +65,15 @@ def fixture(calls: list[dict[str, Any]] | None = None, **response: Any) -> dict[
     }
 
 
-def request_only(content: str = "weather?", *, max_tokens: int = 100) -> dict[str, Any]:
-    """A fixture without a response: what a live run sends, and what recording starts from."""
+def request_only(content: str | None = None, *, max_tokens: int | None = None) -> dict[str, Any]:
+    """fixture() without its response (what a live run sends, what recording starts from),
+    with another question or a max_tokens setting if given."""
     data = fixture()
     del data["response"]
-    data["request"]["messages"][0]["content"] = content
-    data["request"]["max_tokens"] = max_tokens
+    if content is not None:
+        data["request"]["messages"][0]["content"] = content
+    if max_tokens is not None:
+        data["request"]["max_tokens"] = max_tokens
     return data
 
 
