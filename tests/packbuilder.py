@@ -3,7 +3,7 @@
 CONTRACT is a get_weather contract with one case (ok.json); HEAD is its tool and expected
 call, for a test that writes its own cases: contract(golden_case("a"), golden_case("b", ...)).
 fixture() is an OpenAI fixture that calls get_weather; request_only() has no response, as a
-live run or recording starts from; make_cases() writes one passing case per fixture.
+live run or recording starts from.
 """
 
 from __future__ import annotations
@@ -99,10 +99,3 @@ def make_pack(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(data if isinstance(data, str) else json.dumps(data))
     return pack
-
-
-def make_cases(root: Path, fixtures: dict[str, Any], name: str = "p", *, head: str = HEAD) -> Path:
-    """A pack with one contract (``head``) and, for each fixture, a passing case named after
-    its file (``c1.json`` is case ``c1``)."""
-    cases = (golden_case(Path(ref).stem, ref) for ref in fixtures)
-    return make_pack(root, name, contract=contract(*cases, head=head), fixtures=fixtures)
