@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from packbuilder import fixture, make_pack
+from packbuilder import fixture, golden_case, make_pack
 from replaygate.core.model import CaseResult, Failure, Status
 from replaygate.engine.runner import run_packs
 from replaygate.loading.pack import load_packs
@@ -53,8 +53,7 @@ def engine_cases() -> dict[str, CaseResult]:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         golden = "".join(
-            f"  - id: {name}\n    input_ref: {name}.json\n    expect_ok: true\n{extra}"
-            for name, (_, extra) in CASES.items()
+            golden_case(name, f"{name}.json", more=extra) for name, (_, extra) in CASES.items()
         )
         fixtures = {f"{name}.json": data for name, (data, _) in CASES.items()}
         make_pack(root, "demo", contract=CONTRACT + golden, fixtures=fixtures)

@@ -1,4 +1,10 @@
-"""Build small packs on disk for tests: a repository root with one or more packs."""
+"""Build small packs on disk for tests: a repository root with one or more packs.
+
+CONTRACT is a get_weather contract with one case (ok.json); HEAD is its tool and expected
+call, for a test that writes its own cases: contract(golden_case("a"), golden_case("b", ...)).
+fixture() is an OpenAI fixture that calls get_weather; request_only() has no response, as a
+live run or recording starts from.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +12,30 @@ import json
 from pathlib import Path
 from typing import Any
 
-CONTRACT = """\
+HEAD = """\
 tool: get_weather
 expected_tool_calls:
   - name: get_weather
     argument_invariants:
       - path: $.city
         equals: Bern
-golden_cases:
-  - id: ok
-    input_ref: ok.json
-    expect_ok: true
 """
+
+
+def golden_case(
+    case_id: str, ref: str = "ok.json", *, expect_ok: bool = True, more: str = ""
+) -> str:
+    """One item of `golden_cases:` as YAML; ``more`` is further keys, each line indented 4."""
+    ok = "true" if expect_ok else "false"
+    return f"  - id: {case_id}\n    input_ref: {ref}\n    expect_ok: {ok}\n{more}"
+
+
+def contract(*cases: str, head: str = HEAD) -> str:
+    """A contract: ``head`` (CONTRACT's tool and expected call) with these golden_case()s."""
+    return f"{head}golden_cases:\n{''.join(cases)}"
+
+
+CONTRACT = contract(golden_case("ok"))
 
 
 def fixture(calls: list[dict[str, Any]] | None = None, **response: Any) -> dict[str, Any]:
@@ -45,6 +63,18 @@ def fixture(calls: list[dict[str, Any]] | None = None, **response: Any) -> dict[
         "request": {"messages": [{"role": "user", "content": "weather?"}], "tools": tools},
         "response": body,
     }
+
+
+def request_only(content: str | None = None, *, max_tokens: int | None = None) -> dict[str, Any]:
+    """fixture() without its response (what a live run sends, what recording starts from),
+    with another question or a max_tokens setting if given."""
+    data = fixture()
+    del data["response"]
+    if content is not None:
+        data["request"]["messages"][0]["content"] = content
+    if max_tokens is not None:
+        data["request"]["max_tokens"] = max_tokens
+    return data
 
 
 def make_pack(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from packbuilder import CONTRACT, fixture, make_pack
+from packbuilder import CONTRACT, contract, fixture, golden_case, make_pack
 from replaygate import __version__
 from replaygate.cli import main
 
@@ -128,10 +128,7 @@ def test_broken_input_is_one_located_line_never_a_traceback(tmp_path: Path, name
 
 
 def test_shards_split_the_cases_stably_and_evenly(tmp_path: Path) -> None:
-    cases = "".join(
-        f"  - id: c{i}\n    input_ref: ok.json\n    expect_ok: true\n" for i in range(7)
-    )
-    make_pack(tmp_path, contract=CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases)
+    make_pack(tmp_path, contract=contract(*(golden_case(f"c{i}") for i in range(7))))
     seen: list[set[str]] = []
     for k in (1, 2, 3):
         assert (
@@ -179,13 +176,9 @@ sys.exit(cli.main(["run", "--jobs", str(jobs), "--json", sys.argv[2], *sys.argv[
 def test_parallel_evaluation_gives_the_serial_results(tmp_path: Path, shard: list[str]) -> None:
     """Forked, every contract is loaded and judged in the process that loads it (a shard
     loads them all first, then judges in shares): the results are the serial ones."""
-    cases = "".join(
-        f"  - id: c{i}\n    input_ref: {'bad' if i % 3 else 'ok'}.json\n    expect_ok: true\n"
-        for i in range(12)
-    )
-    contract = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
+    cases = [golden_case(f"c{i}", "bad.json" if i % 3 else "ok.json") for i in range(12)]
     bad = fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])
-    contracts = {f"c{n}.yaml": contract for n in range(5)}
+    contracts = {f"c{n}.yaml": contract(*cases) for n in range(5)}
     make_pack(tmp_path, contracts=contracts, fixtures={"ok.json": fixture(), "bad.json": bad})
     runs = []
     for jobs in ("1", "2"):
@@ -302,6 +295,8 @@ def interrupted(*args, **kwargs):
     return evaluate(*args, **kwargs)
 
 runner.run_packs = interrupted
+# as in a terminal: a shell starts background jobs (a suite run with `&`) with SIGINT ignored
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.exit(cli.main(["run", "--json", "r.json"]))
 """
 

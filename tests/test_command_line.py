@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from packbuilder import CONTRACT, fixture, make_pack
+from packbuilder import CONTRACT, fixture, golden_case, make_pack
 from replaygate.cli import COMMANDS, build_parser
 
 ESC = "\x1b["
 FAILING = {"ok.json": fixture([{"name": "get_weather", "arguments": {"city": "Paris"}}])}
-TWO_CASES = CONTRACT + "  - id: bad\n    input_ref: bad.json\n    expect_ok: true\n"
+TWO_CASES = CONTRACT + golden_case("bad", "bad.json")
 
 
 def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from packbuilder import fixture, make_pack
@@ -25,6 +24,7 @@ from replaygate.loading.models import (
     FixtureObject,
 )
 from replaygate.loading.pack import load_packs
+from sizes import sized
 from test_pack_loading import NOW
 
 WRAPPED_TOOL = {
@@ -252,8 +252,8 @@ _items = st.lists(
 )
 
 
-@settings(max_examples=500, deadline=None)
-@given(
+@sized(
+    500,
     top=_objects(),
     request=_objects() | _leaf,
     response=_objects() | _leaf,

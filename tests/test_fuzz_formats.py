@@ -7,14 +7,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
 from replaygate.cli import main
 from replaygate.engine.runner import run_packs
 from replaygate.loading.pack import load_packs
-
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+from sizes import sized
 
 ISDK_BITS = st.sampled_from(
     [
@@ -39,8 +38,13 @@ JSON_VALUES = st.recursive(
 )
 
 
-@FUZZ
-@given(lines=st.lists(ISDK_BITS, max_size=25), results=JSON_VALUES)
+@sized(
+    60,
+    lines=st.lists(ISDK_BITS, max_size=25),
+    results=JSON_VALUES,
+    fast=20,
+    suppress=[HealthCheck.too_slow],
+)
 def test_any_isdk_fixture_runs_or_is_one_located_problem(
     tmp_path_factory: Any, lines: list[str], results: Any
 ) -> None:
@@ -61,8 +65,12 @@ def test_any_isdk_fixture_runs_or_is_one_located_problem(
 ARGUMENTS = st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4)
 
 
-@FUZZ
-@given(samples=st.lists(st.lists(ARGUMENTS, min_size=1, max_size=2), min_size=1, max_size=6))
+@sized(
+    60,
+    samples=st.lists(st.lists(ARGUMENTS, min_size=1, max_size=2), min_size=1, max_size=6),
+    fast=20,
+    suppress=[HealthCheck.too_slow],
+)
 def test_an_inferred_contract_passes_on_its_recordings(
     tmp_path_factory: Any, samples: list[list[dict[str, Any]]]
 ) -> None:

@@ -7,15 +7,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
 from packbuilder import CONTRACT, fixture, make_pack
 from replaygate.core.errors import PackError
 from replaygate.loading.fixtures import load_case_input
 from replaygate.loading.pack import load_contract, load_packs
-
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+from sizes import sized
 
 # Fragments of real contracts, shuffled and cut: closer to what people break than noise.
 YAML_BITS = st.sampled_from(
@@ -50,8 +49,12 @@ JSON_VALUES = st.recursive(
 )
 
 
-@FUZZ
-@given(lines=st.lists(YAML_BITS, max_size=30), noise=st.binary(max_size=40))
+@sized(
+    150,
+    lines=st.lists(YAML_BITS, max_size=30),
+    noise=st.binary(max_size=40),
+    suppress=[HealthCheck.too_slow],
+)
 def test_any_contract_text_loads_or_is_one_located_problem(
     tmp_path_factory: object, lines: list[str], noise: bytes
 ) -> None:
@@ -66,8 +69,13 @@ def test_any_contract_text_loads_or_is_one_located_problem(
         assert str(exc).startswith("packs/p/contracts/c.yaml")
 
 
-@FUZZ
-@given(request=JSON_VALUES, response=JSON_VALUES, calls=JSON_VALUES)
+@sized(
+    150,
+    request=JSON_VALUES,
+    response=JSON_VALUES,
+    calls=JSON_VALUES,
+    suppress=[HealthCheck.too_slow],
+)
 def test_any_fixture_shape_evaluates_or_errors_the_case(
     tmp_path_factory: object, request: object, response: object, calls: object
 ) -> None:
@@ -111,8 +119,7 @@ SPOTS = st.sampled_from(
 )
 
 
-@FUZZ
-@given(key=KEYS, value=JSON_VALUES, spot=SPOTS)
+@sized(150, key=KEYS, value=JSON_VALUES, spot=SPOTS, suppress=[HealthCheck.too_slow])
 def test_a_key_of_any_shape_anywhere_is_a_result_or_one_located_problem(
     tmp_path_factory: object, key: str, value: object, spot: tuple[str | int, ...]
 ) -> None:
@@ -160,8 +167,7 @@ KEY_SPOTS = st.sampled_from(
 )  # fmt: skip
 
 
-@FUZZ
-@given(key=YAML_KEYS, spot=KEY_SPOTS)
+@sized(150, key=YAML_KEYS, spot=KEY_SPOTS, suppress=[HealthCheck.too_slow])
 def test_a_key_of_any_yaml_type_is_one_problem_on_its_own_line(
     tmp_path_factory: object, key: str, spot: tuple[str, int, str]
 ) -> None:

@@ -9,13 +9,13 @@ import tracemalloc
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonpath_ng.ext import parse as reference_parse
 
 from replaygate.assertions import jsonpath
 from replaygate.assertions.jsonpath import MAX_MATCHES, PathTooBroad, compile_path
 from replaygate.assertions.values import EmbeddedJson, unwrap
+from sizes import sized
 
 DOC: dict[str, Any] = {
     "a": [1, 2, {"b": "xyz"}],
@@ -284,8 +284,7 @@ def doc_and_path(draw: Any) -> tuple[Any, str]:
     return doc, "$" + "".join(map(_segment, path_steps, quotes))
 
 
-@settings(max_examples=500, deadline=None)
-@given(case=doc_and_path())
+@sized(500, case=doc_and_path())
 def test_walker_agrees_with_jsonpath_ng(case: tuple[Any, str]) -> None:
     doc, text = case
     path = compile_path(text)
@@ -304,8 +303,8 @@ LAZY_PATHS = [
 ]  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
-@given(
+@sized(
+    300,
     doc=st.dictionaries(st.sampled_from(NAMES), json_values, min_size=1),
     text=st.sampled_from(LAZY_PATHS),
 )
@@ -327,8 +326,7 @@ def doc_and_wildcard_path(draw: Any) -> tuple[Any, str]:
     return doc, "$" + "".join(segments)
 
 
-@settings(max_examples=500, deadline=None)
-@given(case=doc_and_wildcard_path())
+@sized(500, case=doc_and_wildcard_path())
 def test_wildcard_paths_agree_with_jsonpath_ng(case: tuple[Any, str]) -> None:
     doc, text = case
     path = compile_path(text)

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from packbuilder import CONTRACT, fixture, make_pack
+from packbuilder import CONTRACT, contract, fixture, golden_case, make_pack
 from replaygate.core.model import CaseResult, Status
 from replaygate.engine.runner import run_packs
 from replaygate.loading.pack import load_packs
@@ -21,8 +21,8 @@ def run(root: Path) -> dict[str, CaseResult]:
 
 
 def _invariant(assertion: str, ref: str = "ok.json", kind: str = "output") -> str:
-    cases = f"golden_cases:\n  - id: case\n    input_ref: {ref}\n    expect_ok: true\n"
-    return f"tool: get_weather\nassertions:\n  {kind}_invariants:\n    - {assertion}\n" + cases
+    head = f"tool: get_weather\nassertions:\n  {kind}_invariants:\n    - {assertion}\n"
+    return contract(golden_case("case", ref), head=head)
 
 
 def _bad_schema() -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from packbuilder import CONTRACT, fixture, make_pack
+from packbuilder import contract, fixture, golden_case, make_pack
 from replaygate.cli import main
 from replaygate.core.errors import PackError
 from replaygate.core.model import Problem, RunResult, Status
@@ -168,10 +168,7 @@ def test_a_results_file_with_a_float_count_or_a_newline_in_a_fingerprint_is_refu
 
 
 def _contract(cases: list[tuple[str, str]]) -> str:
-    golden = "".join(
-        f"  - id: {case_id}\n    input_ref: {ref}\n    expect_ok: true\n" for case_id, ref in cases
-    )
-    return CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + golden
+    return contract(*(golden_case(case_id, ref) for case_id, ref in cases))
 
 
 def _without_timings(text: str) -> str:

@@ -14,13 +14,14 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
 from hypothesis import strategies as st
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from replaygate.loading import model_errors, models, recording, records
 from replaygate.loading.model_errors import validation_errors
 from replaygate.loading.records import Record
+from sizes import sized
 
 HASH = r"^sha256:[0-9a-f]{64}$"
 
@@ -271,8 +272,7 @@ def test_each_model_has_the_keys_of_the_one_it_replaces(
 
 
 @pytest.mark.parametrize(("oracle", "ours"), TOP, ids=lambda model: model.__name__)
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
+@sized(400, data=st.data(), fast=25, suppress=[HealthCheck.too_slow])
 def test_documents_validate_as_the_pydantic_models_did(
     oracle: type[BaseModel], ours: type[Record], data: st.DataObject
 ) -> None:
@@ -280,8 +280,7 @@ def test_documents_validate_as_the_pydantic_models_did(
 
 
 @pytest.mark.parametrize(("oracle", "ours"), PAIRS, ids=lambda model: model.__name__)
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
+@sized(100, data=st.data(), fast=25, suppress=[HealthCheck.too_slow])
 def test_each_nested_model_validates_as_before(
     oracle: type[BaseModel], ours: type[Record], data: st.DataObject
 ) -> None:

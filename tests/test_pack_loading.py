@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from packbuilder import CONTRACT, fixture, make_pack
+from packbuilder import CONTRACT, contract, fixture, golden_case, make_pack
 from replaygate.core.model import Status
 from replaygate.engine.runner import run_packs
 from replaygate.loading.pack import load_packs
@@ -387,12 +387,7 @@ def test_a_fixture_no_case_names_is_a_warning_not_a_failure(tmp_path: Path) -> N
 
 
 def test_a_missing_golden_directory_is_one_problem_on_pack_yaml(tmp_path: Path) -> None:
-    cases = "".join(
-        f"  - id: c{i}\n    input_ref: ok.json\n    expect_ok: true\n" for i in range(50)
-    )
-    pack = make_pack(
-        tmp_path, contract=CONTRACT.split("golden_cases:")[0] + "golden_cases:\n" + cases
-    )
+    pack = make_pack(tmp_path, contract=contract(*(golden_case(f"c{i}") for i in range(50))))
     (pack / "golden").rename(pack / "goldne")
     problems, _ = load_all(tmp_path)
     assert problems == [
@@ -576,15 +571,15 @@ def test_a_non_iso_expiry_is_a_problem_naming_the_entry(tmp_path: Path) -> None:
 
 
 def test_a_duplicate_golden_case_id_is_located_on_the_second(tmp_path: Path) -> None:
-    contract = CONTRACT + "  - id: ok\n    input_ref: ok.json\n    expect_ok: true\n"
-    assert problems_for(tmp_path, contract) == [
+    twice = CONTRACT + golden_case("ok")
+    assert problems_for(tmp_path, twice) == [
         "packs/p/contracts/c.yaml:11: duplicate golden case id 'ok' (first at line 8)"
     ]
 
 
 def test_multi_tool_call_without_expected_calls_is_refused(tmp_path: Path) -> None:
-    contract = "tool: multi_tool_call\n" + "golden_cases:" + CONTRACT.split("golden_cases:")[1]
-    (problem,) = problems_for(tmp_path, contract)
+    no_calls = contract(golden_case("ok"), head="tool: multi_tool_call\n")
+    (problem,) = problems_for(tmp_path, no_calls)
     assert problem.startswith("packs/p/contracts/c.yaml:1: ")
     assert problem.endswith(
         "tool: multi_tool_call needs expect_tools, expected_tool_calls or trace_assertions"

@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from packbuilder import CONTRACT, fixture, make_pack
+from packbuilder import CONTRACT, make_pack, request_only
 from replaygate.cli import main
 from replaygate.loading.identity import request_identity
 from replaygate.providers.redact import Redactor
@@ -51,16 +51,10 @@ def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[
     return code, json.loads(out.read_text())["cases"][0], capsys.readouterr().out
 
 
-def _without_response() -> dict[str, Any]:
-    data = fixture()
-    del data["response"]
-    return data
-
-
 def test_a_recording_of_the_current_request_is_judged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = _without_response()
+    data = request_only()
     pack = make_pack(tmp_path, fixtures={"ok.json": data})
     _record(pack, data["request"])
     code, case, out = _run(tmp_path, capsys)
@@ -93,7 +87,7 @@ def test_a_recording_of_the_current_request_is_judged(
 def test_a_recording_of_an_older_request_is_stale_and_not_judged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: Any, named: str
 ) -> None:
-    data = _without_response()
+    data = request_only()
     pack = make_pack(tmp_path, fixtures={"ok.json": data})
     _record(pack, json.loads(json.dumps(data["request"])))
     edit(data)
@@ -112,7 +106,7 @@ def test_a_recording_of_an_older_request_is_stale_and_not_judged(
 def test_a_missing_recording_names_the_command_that_records_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    make_pack(tmp_path, fixtures={"ok.json": _without_response()})
+    make_pack(tmp_path, fixtures={"ok.json": request_only()})
     case = _run(tmp_path, capsys)[1]
     assert case["classification"] == "recording_not_found"
     assert case["failures"][0]["message"].endswith(
@@ -127,7 +121,7 @@ def test_a_negative_case_without_a_recording_fails(
     contract = CONTRACT.replace("expect_ok: true", "expect_ok: false")
     if expected_error:
         contract += f"    expected_error: {expected_error}\n"
-    make_pack(tmp_path, contract=contract, fixtures={"ok.json": _without_response()})
+    make_pack(tmp_path, contract=contract, fixtures={"ok.json": request_only()})
     code, case, _ = _run(tmp_path, capsys)
     assert (code, case["status"], case["classification"]) == (1, "failed", "recording_not_found")
 
@@ -135,7 +129,7 @@ def test_a_negative_case_without_a_recording_fails(
 def test_an_old_recording_is_a_warning_not_a_failure(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = _without_response()
+    data = request_only()
     pack = make_pack(
         tmp_path,
         fixtures={"ok.json": data},
@@ -155,7 +149,7 @@ def test_an_old_recording_is_a_warning_not_a_failure(
 def test_the_default_age_limit_is_90_days(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = _without_response()
+    data = request_only()
     pack = make_pack(tmp_path, fixtures={"ok.json": data})
     _record(pack, data["request"], when=datetime.now(UTC) - timedelta(days=89))
     assert "warning" not in _run(tmp_path, capsys)[2]
@@ -180,7 +174,7 @@ def _older_recording(request: Any | None) -> dict[str, Any]:
 def test_an_older_recording_with_its_request_is_checked_like_a_new_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = _without_response()
+    data = request_only()
     pack = make_pack(tmp_path, fixtures={"ok.json": data})
     (pack / "recordings").mkdir()
     path = pack / "recordings" / "ok.recording.json"
@@ -196,7 +190,7 @@ def test_an_older_recording_with_its_request_is_checked_like_a_new_one(
 def test_an_older_recording_without_a_request_passes_with_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = _without_response()
+    data = request_only()
     pack = make_pack(tmp_path, fixtures={"ok.json": data})
     (pack / "recordings").mkdir()
     (pack / "recordings" / "ok.recording.json").write_text(json.dumps(_older_recording(None)))
@@ -208,7 +202,7 @@ def test_an_older_recording_without_a_request_passes_with_a_warning(
 def test_a_malformed_recording_is_a_located_case_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = _without_response()
+    data = request_only()
     pack = make_pack(tmp_path, fixtures={"ok.json": data})
     path = _record(pack, data["request"])
     broken = json.loads(path.read_text())
@@ -222,7 +216,7 @@ def test_a_malformed_recording_is_a_located_case_error(
 def test_placeholder_boundary_fields_do_not_make_a_recording_stale(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = _without_response()
+    data = request_only()
     data.update(messages_hash="hand_written_001", tool_schema_hash="hand_written_002")
     pack = make_pack(tmp_path, fixtures={"ok.json": data})
     _record(pack, data["request"])
@@ -247,7 +241,7 @@ def test_every_field_of_the_schema_is_documented() -> None:
 def test_a_malformed_recorded_response_names_the_recording(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = _without_response()
+    data = request_only()
     pack = make_pack(tmp_path, fixtures={"ok.json": data})
     path = _record(pack, data["request"])
     broken = json.loads(path.read_text())
@@ -261,7 +255,7 @@ def test_a_malformed_recorded_response_names_the_recording(
 def test_an_unknown_recording_version_lists_the_known_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = _without_response()
+    data = request_only()
     pack = make_pack(tmp_path, fixtures={"ok.json": data})
     path = _record(pack, data["request"])
     broken = json.loads(path.read_text())
@@ -292,7 +286,7 @@ def test_an_unknown_recording_version_lists_the_known_ones(
 def test_the_recording_reader_is_as_strict_as_the_schema(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], member: str, value: Any, message: str
 ) -> None:
-    data = _without_response()
+    data = request_only()
     pack = make_pack(tmp_path, fixtures={"ok.json": data})
     path = _record(pack, data["request"])
     broken = json.loads(path.read_text())

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from packbuilder import CONTRACT, make_pack
+from packbuilder import CONTRACT, golden_case, make_pack
 from replaygate import cli
 from replaygate.loading.targets import split_target
 
-TWO_CASES = CONTRACT + "  - id: second\n    input_ref: ok.json\n    expect_ok: true\n"
+TWO_CASES = CONTRACT + golden_case("second")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

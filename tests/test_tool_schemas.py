@@ -10,7 +10,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume
 from hypothesis import strategies as st
 
 from replaygate.assertions.values import EmbeddedJson
@@ -18,6 +18,7 @@ from replaygate.engine import schema_checkers, tool_schemas
 from replaygate.engine.schema_checkers import InvalidToolSchema
 from replaygate.engine.tool_schemas import violations
 from replaygate.loading import json_reader
+from sizes import sized
 
 SCHEMA = {
     "type": "object",
@@ -164,8 +165,7 @@ _SCHEMAS = st.recursive(
 )  # fmt: skip
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_SCHEMAS)
+@sized(400, _SCHEMAS, suppress=[HealthCheck.too_slow])
 def test_a_schema_gets_jsonschemas_verdict_and_message(schema: dict[str, Any]) -> None:
     """jsonschema-rs meta-validates first; the verdict is still jsonschema's, word for word."""
     assume(isinstance(schema.get("$schema", ""), str))  # jsonschema crashes: see the next test
@@ -340,8 +340,7 @@ _OBJECT_SCHEMAS = st.recursive(
 )
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_OBJECT_SCHEMAS, _ARGUMENTS)
+@sized(1500, _OBJECT_SCHEMAS, _ARGUMENTS, suppress=[HealthCheck.too_slow])
 def test_a_violation_is_explained_in_jsonschemas_words(
     schema: dict[str, Any], arguments: dict[str, Any]
 ) -> None:

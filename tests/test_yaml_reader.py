@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replaygate.core.errors import PackError
@@ -28,6 +27,7 @@ from replaygate.loading.yaml_reader import (
     value_at,
     walk_maps,
 )
+from sizes import sized
 
 CONTRACT = """\
 # a contract
@@ -519,8 +519,7 @@ def _values(value: Any) -> Any:
     return (type(value).__name__, repr(value))
 
 
-@settings(max_examples=500, deadline=None)
-@given(_PLAIN_SCALARS)
+@sized(500, _PLAIN_SCALARS)
 def test_plain_scalars_read_as_pyyaml_reads_them(text: str) -> None:
     """Values, surprises and lines as PyYAML's own node graph has them, also for a text the
     reader has remembered; as a value, an item in a block and a flow list, and a key."""
@@ -538,8 +537,12 @@ _DOCUMENT_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
-@given(_DOCUMENT_VALUES, st.sampled_from([True, False, None]), st.lists(_PLAIN_SCALARS, max_size=6))
+@sized(
+    300,
+    _DOCUMENT_VALUES,
+    st.sampled_from([True, False, None]),
+    st.lists(_PLAIN_SCALARS, max_size=6),
+)
 def test_documents_read_as_pyyaml_reads_them(
     value: Any, flow: bool | None, plain: list[str]
 ) -> None:

@@ -14,6 +14,8 @@ from typing import Any
 import yaml
 from runner_oracle import Command, effective, runner_outputs
 
+from packbuilder import contract, golden_case
+
 ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = ROOT / "entrypoint.py"
 ACTION_INPUTS: dict[str, Any] = yaml.safe_load((ROOT / "action.yml").read_text())["inputs"]
@@ -170,11 +172,10 @@ def write_pack(
         case_id = ids[index] if ids else f"case_{index:03}"
         (pack / "golden" / f"c{index}.json").write_text(json.dumps(fixture(city)))
         shown = json.dumps(case_id, ensure_ascii=False)  # YAML cannot read a surrogate pair
-        cases.append(f"  - id: {shown}\n    input_ref: c{index}.json\n    expect_ok: true\n")
-    contract = (
+        cases.append(golden_case(shown, f"c{index}.json"))
+    head = (
         "tool: lookup\nassertions:\n  output_invariants:\n"
         '    - path: $.tool_calls[0].arguments.city\n      equals: "Zurich"\n'
-        "golden_cases:\n"
     )
-    (pack / "contracts" / "lookup.yaml").write_text(contract + "".join(cases))
+    (pack / "contracts" / "lookup.yaml").write_text(contract(*cases, head=head))
     return pack

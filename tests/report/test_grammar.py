@@ -7,10 +7,10 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from replaygate.report.grammar import value_text
+from sizes import sized
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
@@ -19,7 +19,7 @@ JSON_VALUES = st.recursive(
 )
 
 
-@given(JSON_VALUES)
+@sized(100, JSON_VALUES)
 def test_a_value_is_written_as_json_dumps_writes_it(value: Any) -> None:
     """One shared encoder, the same text as a call of json.dumps: non-ASCII kept, keys in
     their order, NaN and infinities as JavaScript names."""

@@ -7,7 +7,6 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hostile_results import cases, results
@@ -15,6 +14,7 @@ from replaygate.core.model import CaseResult, RunResult, Status
 from replaygate.report import json as json_report
 from replaygate.report.json import render_json
 from replaygate.report.json_case import ENCODER, case_object, case_text
+from sizes import sized
 
 
 def encoded(case: CaseResult) -> str | None:
@@ -25,8 +25,7 @@ def encoded(case: CaseResult) -> str | None:
         return None
 
 
-@settings(max_examples=300, deadline=None)
-@given(case=st.sampled_from(["a", "p/x.yaml", "\ud800]]>"]).flatmap(lambda n: cases(n, n)))
+@sized(300, case=st.sampled_from(["a", "p/x.yaml", "\ud800]]>"]).flatmap(lambda n: cases(n, n)))
 def test_a_case_is_written_as_the_encoder_writes_its_object(case: CaseResult) -> None:
     """Or refused where the encoder refuses it (nan, a float key), so the fallback writes it."""
     expected = encoded(case)
@@ -89,7 +88,6 @@ def written_from_objects(result: RunResult) -> str:
         return render_json(result)
 
 
-@settings(max_examples=150, deadline=None)
-@given(result=results())
+@sized(150, result=results())
 def test_the_document_is_the_one_written_from_objects(result: RunResult) -> None:
     assert render_json(result) == written_from_objects(result)

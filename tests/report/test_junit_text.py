@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import junit_xml
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hostile_results import LINE, TEXT, results
@@ -16,6 +15,7 @@ from replaygate.report import junit
 from replaygate.report.junit import render_junit
 from replaygate.report.junit_family import JunitFamily
 from replaygate.report.junit_text import element_text
+from sizes import sized
 
 OPTIONAL = st.none() | TEXT
 
@@ -43,8 +43,7 @@ def junit_testcases(draw: st.DrawFn) -> junit_xml.TestCase:
     return testcase
 
 
-@settings(max_examples=200, deadline=None)
-@given(name=TEXT, cases=st.lists(junit_testcases(), max_size=4), file=OPTIONAL)
+@sized(200, name=TEXT, cases=st.lists(junit_testcases(), max_size=4), file=OPTIONAL)
 def test_the_writer_writes_what_elementtree_writes(
     name: str, cases: list[junit_xml.TestCase], file: str | None
 ) -> None:
@@ -68,8 +67,7 @@ def built_by_junit_xml(result: RunResult, family: JunitFamily) -> str:
         return render_junit(result, family=family)
 
 
-@settings(max_examples=200, deadline=None)
-@given(result=results(), family=st.sampled_from(JunitFamily))
+@sized(200, result=results(), family=st.sampled_from(JunitFamily))
 def test_passed_testcases_are_what_junit_xml_builds(result: RunResult, family: JunitFamily) -> None:
     assert render_junit(result, family=family) == built_by_junit_xml(result, family)
 
