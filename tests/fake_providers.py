@@ -242,7 +242,9 @@ class FakeProvider:
         self.delay_s = 0.0  # of the default replies
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )  # a 0.05 s poll: stop() waits for it, and the tests start hundreds of servers
 
     @property
     def url(self) -> str:

@@ -519,6 +519,19 @@ def test_a_fixture_with_a_misspelt_key_is_not_sent(
     assert "requst" in out and server.seen == []
 
 
+def test_a_fixture_saying_stream_false_is_recorded_and_stream_is_not_sent(
+    tmp_path: Path, env: None, providers: Callable[..., FakeProvider]
+) -> None:
+    pack = _pack(tmp_path)
+    data = _request_only()
+    data["request"]["stream"] = False
+    (pack / "golden" / "ok.json").write_text(json.dumps(data, indent=2))
+    server = providers("openai")
+    assert _record(tmp_path, server, "packs/p/contracts/c.yaml::ok") == 0
+    assert "stream" not in server.seen[0].body
+    assert main(["run", "packs/p/contracts/c.yaml::ok"]) == 0
+
+
 def test_secrets_used_as_keys_are_redacted_and_the_object_stays_whole(
     tmp_path: Path,
     env: None,

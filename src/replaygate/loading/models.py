@@ -393,7 +393,7 @@ REQUEST_EXTRAS = (
     "top_p", "max_completion_tokens", "stop", "seed", "n", "response_format",
     "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs", "user",
     "metadata", "store", "reasoning_effort", "service_tier", "system", "stop_sequences", "top_k",
-    "thinking",
+    "thinking", "stream",
 )  # fmt: skip
 RESPONSE_EXTRAS = (
     "id", "object", "type", "created", "model", "role", "usage", "finish_reason",
