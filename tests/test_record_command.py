@@ -140,6 +140,8 @@ def test_record_new_writes_valid_recordings_that_run_replays(
     recording = json.loads((pack / "recordings" / "ok.recording.json").read_text())
     assert recording["response"]["content"] == "echo: [redacted] [redacted]"
     assert recording["response"]["tool_calls"][0]["arguments"]["token"] == "[redacted]"
+    # the API version the request named (the anthropic SDK's, tests/providers/test_sdk_oracle.py)
+    assert recording.get("api_version") == ("2026-10-21" if name == "anthropic" else None)
     assert main(["run", "packs"]) == 0  # recorded mode replays them
     after = capsys.readouterr()
     _no_canary_anywhere(tmp_path, out + after.out + after.err)
@@ -355,6 +357,30 @@ def test_the_end_table_counts_tokens_per_model(
     assert "recorded             2" in out
     assert "skipped              2" in out
     assert "tokens gpt-4o-mini: 298 in, 120 out" in out
+
+
+def test_sampling_settings_anthropic_no_longer_takes_are_left_out_and_said_once(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    for name in ("ok.json", "other.json"):
+        data = json.loads((pack / "golden" / name).read_text())
+        data["request"].update(temperature=0, top_p=0.5)
+        (pack / "golden" / name).write_text(json.dumps(data))
+    server = providers("anthropic")
+    assert _record(tmp_path, server) == 0
+    assert not any({"temperature", "top_p"} & set(seen.body) for seen in server.seen)
+    out = capsys.readouterr().out
+    assert out.count("not sent") == 1
+    assert (
+        "not sent, as the provider's API no longer takes them: "
+        "temperature (2 cases), top_p (2 cases)" in out
+    )
+    assert _record(tmp_path, providers("openai"), "--mode", "refresh") == 0
+    assert "not sent" not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

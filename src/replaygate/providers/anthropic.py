@@ -24,11 +24,13 @@ from replaygate.providers.response import (
 )
 
 PATH = "/v1/messages"
-API_VERSION = "2023-06-01"
+# What the current anthropic SDK (2.14) sends, and its Authorization: Bearer; a recording
+# stores it (api_version).
+API_VERSION = "2026-10-21"
+# Sampling settings the current Messages API no longer takes (the anthropic SDK's
+# MessageCreateParams has none): advisory, so they are left out, and `record` says so once.
+LEFT_OUT = frozenset({"temperature", "top_p", "top_k"})
 _SETTINGS = {
-    "temperature": "temperature",
-    "top_p": "top_p",
-    "top_k": "top_k",
     "max_tokens": "max_tokens",
     "stop": "stop_sequences",
     "stop_sequences": "stop_sequences",
@@ -47,7 +49,7 @@ _FINISH: dict[Any, FinishReason] = {
 
 
 def headers(key: str) -> dict[str, str]:
-    return {"x-api-key": key, "anthropic-version": API_VERSION}
+    return {"Authorization": f"Bearer {key}", "anthropic-version": API_VERSION}
 
 
 def _blocks(message: Mapping[str, Any], where: str) -> Any:
@@ -144,7 +146,7 @@ def _metadata(value: Any) -> Any:
 
 
 def build(prompt: Prompt) -> dict[str, Any]:
-    settings = dict(prompt.settings)
+    settings = {k: v for k, v in prompt.settings.items() if k not in LEFT_OUT}
     choice, parallel = settings.pop("tool_choice", None), settings.pop("parallel_tool_calls", None)
     if "max_tokens" not in settings:
         raise UnsupportedRequest("request.max_tokens: anthropic needs it; add it to the fixture")

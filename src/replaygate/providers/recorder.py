@@ -31,6 +31,7 @@ from replaygate.providers.prompt import UnsupportedRequest, prompt_of
 from replaygate.providers.redact import not_text
 from replaygate.providers.store import recording_document, write_recording
 from replaygate.providers.transport import BadPolicy, policy_of
+from replaygate.providers.wire import WIRES
 
 NO_MODEL = "no model: set model_id, default_model or --model"
 
@@ -56,6 +57,7 @@ class CaseOutcome:
     reason: str = ""
     model: str = ""
     usage: Mapping[str, Any] | None = None
+    not_sent: tuple[str, ...] = ()  # the fixture's settings this provider no longer takes
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +109,7 @@ def record_case(item: Selected, provider: Provider, options: RecordOptions) -> C
 
 def _record(
     item: Selected, provider: Provider, options: RecordOptions
-) -> tuple[Outcome, str, str, Mapping[str, Any] | None]:
+) -> tuple[Outcome, str, str, Mapping[str, Any] | None, tuple[str, ...]]:
     excluded = excluded_by_modes(item.case.provider_modes, provider.name)
     if excluded:
         raise _Skip(Outcome.SKIPPED, excluded)
@@ -123,7 +125,8 @@ def _record(
         if options.mode is RecordMode.RECORD_NEW:
             raise _Skip(Outcome.UNCHANGED, model=model)
         outcome = Outcome.RECORDED  # refresh: recorded again
-    answer = provider.call(prompt_of(request, model), policy_of(item.contract))
+    prompt = prompt_of(request, model)
+    answer = provider.call(prompt, policy_of(item.contract))
     if answer.error is not None:
         message = answer.response["error"]["message"]
         raise _Skip(Outcome.FAILED, f"{answer.error}: {message}", model)
@@ -137,11 +140,13 @@ def _record(
         now=datetime.now(UTC),
         model_override=options.model is not None,
         base_url=_base_url(provider),
+        api_version=WIRES[provider.name].api_version,
     )
     path, _ = recording_path(item.pack, item.case.input_ref)
     write_recording(path, document, provider.redactor, item.pack.redact)
     warnings = not_text(document["response"], item.pack.redact)
-    return outcome, "; ".join(warnings), model, answer.response.get("usage")
+    not_sent = tuple(WIRES[provider.name].not_sent(prompt))
+    return outcome, "; ".join(warnings), model, answer.response.get("usage"), not_sent
 
 
 def _base_url(provider: Provider) -> str | None:
