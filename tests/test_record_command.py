@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from fake_providers import KEY, FakeProvider, Reply, error_body
+from fake_providers import BODIES, KEY, FakeProvider, Reply, error_body
 from packbuilder import fixture, make_pack
 from replaygate.cli import main
 
@@ -183,10 +183,42 @@ def test_refresh_records_every_selected_case(
     assert _record(tmp_path, server, "--mode", "refresh") == 0
     assert len(server.seen) == 4
     capsys.readouterr()
+    server.calls = [("get_weather", {"city": "Basel"})]  # another answer: written again
     assert _record(tmp_path, server, "--mode", "refresh", "packs/p/contracts/c.yaml::other") == 0
     assert len(server.seen) == 5
     out = capsys.readouterr().out
     assert "recorded             1" in out and "stale refreshed      0" in out
+
+
+@pytest.mark.parametrize("name", ["openai", "openai-responses", "anthropic"])
+def test_refreshing_the_same_answer_leaves_the_file_byte_for_byte(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+) -> None:
+    pack = _pack(tmp_path)
+    server = providers(name)
+    one = "packs/p/contracts/c.yaml::ok"
+    assert _record(tmp_path, server, one) == 0
+    path = pack / "recordings" / "ok.recording.json"
+    before = path.read_bytes()
+    # the same answer with a fresh response id and call id
+    body = BODIES[name]([("get_weather", {"city": "Bern"})])
+    fresh = json.loads(
+        json.dumps(body).replace('"call_0"', '"call_9"').replace("toolu_0", "toolu_9")
+    )
+    fresh["id"] = "fresh-id"
+    server.script.append(Reply(200, fresh))
+    capsys.readouterr()
+    assert _record(tmp_path, server, "--mode", "refresh", one) == 0
+    assert "unchanged            1" in capsys.readouterr().out
+    assert path.read_bytes() == before
+    server.calls = [("get_weather", {"city": "Basel"})]
+    assert _record(tmp_path, server, "--mode", "refresh", one) == 0
+    assert "recorded             1" in capsys.readouterr().out
+    assert path.read_bytes() != before
 
 
 def test_a_failed_call_writes_nothing_and_says_why(

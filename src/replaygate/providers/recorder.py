@@ -84,17 +84,18 @@ def fixture_of(item: Selected) -> tuple[dict[str, Any], str]:
     return read_fixture(item.pack, item.contract, item.case), shown
 
 
-def _existing(item: Selected, fixture: Mapping[str, Any], model: str) -> Outcome:
-    """RECORDED when there is no recording, REFRESHED when it is stale or unreadable."""
+def _existing(item: Selected, fixture: Mapping[str, Any], model: str) -> tuple[Outcome, Any]:
+    """RECORDED when there is no recording, REFRESHED when it is stale or unreadable, else
+    UNCHANGED with the recording as read."""
     path, shown = recording_path(item.pack, item.case.input_ref)
     if not path.exists():
-        return Outcome.RECORDED
+        return Outcome.RECORDED, None
     try:
-        recording = parse_recording(json_reader.load_json(path, shown=shown), shown)
-        stale = staleness(recording, fixture.get("request"), model)
+        data = json_reader.load_json(path, shown=shown)
+        stale = staleness(parse_recording(data, shown), fixture.get("request"), model)
     except (PackError, FixtureShapeError):
-        return Outcome.REFRESHED
-    return Outcome.REFRESHED if stale is not None else Outcome.UNCHANGED
+        return Outcome.REFRESHED, None
+    return (Outcome.REFRESHED, None) if stale is not None else (Outcome.UNCHANGED, data)
 
 
 def record_case(item: Selected, provider: Provider, options: RecordOptions) -> CaseOutcome:
@@ -120,11 +121,11 @@ def _record(
     if not model:
         raise _Skip(Outcome.FAILED, NO_MODEL)
     request = fixture.get("request")
-    outcome = _existing(item, fixture, model)
+    outcome, stored = _existing(item, fixture, model)
     if outcome is Outcome.UNCHANGED:
         if options.mode is RecordMode.RECORD_NEW:
             raise _Skip(Outcome.UNCHANGED, model=model)
-        outcome = Outcome.RECORDED  # refresh: recorded again
+        outcome = Outcome.RECORDED  # refresh: recorded again, unless the answer is the same
     prompt = prompt_of(request, model)
     answer = provider.call(prompt, policy_of(item.contract))
     if answer.error is not None:
@@ -143,7 +144,8 @@ def _record(
         api_version=WIRES[provider.name].api_version,
     )
     path, _ = recording_path(item.pack, item.case.input_ref)
-    write_recording(path, document, provider.redactor, item.pack.redact)
+    if not write_recording(path, document, provider.redactor, item.pack.redact, stored):
+        outcome = Outcome.UNCHANGED  # the file stays byte for byte: no churn in the diff
     warnings = not_text(document["response"], item.pack.redact)
     not_sent = tuple(WIRES[provider.name].not_sent(prompt))
     return outcome, "; ".join(warnings), model, answer.response.get("usage"), not_sent
