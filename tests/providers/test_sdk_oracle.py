@@ -25,8 +25,11 @@ from openai.types.responses.response_create_params import ResponseCreateParamsNo
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from fake_providers import BODIES, KEY, FakeProvider
+from replaygate.providers.client import Provider
 from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import prompt_of
+from replaygate.providers.redact import Redactor
+from replaygate.providers.transport import Policy
 from replaygate.providers.wire import WIRES
 
 Start = Callable[..., FakeProvider]
@@ -282,13 +285,18 @@ def _wire_headers(headers: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in headers.items() if not k.startswith(_CLIENT_HEADERS)}
 
 
+@pytest.fixture
+def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SDKs' HTTP client reads proxies from the environment; 127.0.0.1 is reached directly."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+
+
 @pytest.mark.parametrize("provider", list(THROUGH))
+@pytest.mark.usefixtures("no_proxies")
 def test_the_sdk_sends_the_same_body_and_headers(providers: Start, provider: ProviderName) -> None:
     ours, theirs = providers(str(provider)), providers(str(provider))
-    from replaygate.providers.client import Provider
-    from replaygate.providers.redact import Redactor
-    from replaygate.providers.transport import Policy
-
     policy = Policy(5.0, 5.0, 0, frozenset(), 0.0, True, 5.0)
     client = Provider(provider, ours.base_url, KEY, Redactor.build({}, [KEY]))
     assert client.call(prompt_of(QUESTION, "model-x"), policy).error is None

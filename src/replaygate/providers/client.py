@@ -12,7 +12,6 @@ from threading import Lock
 from typing import Any
 
 import requests
-from urllib3.exceptions import MaxRetryError, ReadTimeoutError
 
 from replaygate.providers.errors import ErrorKind, error_kind, provider_message, reply_json
 from replaygate.providers.names import ProviderName
@@ -149,16 +148,9 @@ def _status_error(reply: requests.Response, policy: Policy) -> tuple[ErrorKind, 
 
 
 def _transport_error(exc: requests.RequestException, policy: Policy) -> tuple[ErrorKind, str]:
-    if _is_timeout(exc):
+    if isinstance(exc, requests.Timeout):  # urllib3 retries nothing: no MaxRetryError to open
         return ErrorKind.TIMEOUT, (
             f"no answer within the timeouts (connect {policy.connect_s:g} s, "
             f"read {policy.read_s:g} s)"
         )
     return ErrorKind.PROVIDER_ERROR, f"cannot reach the provider: {type(exc).__name__}"
-
-
-def _is_timeout(exc: requests.RequestException) -> bool:
-    if isinstance(exc, requests.Timeout):
-        return True
-    reason = exc.args[0] if exc.args else None
-    return isinstance(reason, MaxRetryError) and isinstance(reason.reason, ReadTimeoutError)
