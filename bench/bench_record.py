@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -66,6 +67,7 @@ CONTRACT_HEAD = (
 
 
 class _Handler(BaseHTTPRequestHandler):
+    answers = itertools.count(60)
     protocol_version = "HTTP/1.1"  # keep-alive, as the real APIs
     disable_nagle_algorithm = True  # headers and body in two writes must not wait for an ACK
 
@@ -74,11 +76,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        # a new token count each time: a refresh of the same answer writes nothing, and this
+        # measures the write too
+        answer = ANSWER.replace(
+            b'"completion_tokens": 60', b'"completion_tokens": %d' % next(self.answers)
+        )
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(ANSWER)))
+        self.send_header("Content-Length", str(len(answer)))
         self.end_headers()
-        self.wfile.write(ANSWER)
+        self.wfile.write(answer)
 
 
 def _serve(port: Any) -> None:

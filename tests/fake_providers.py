@@ -20,6 +20,7 @@ from typing import Any
 
 KEY = "sk-canary-test-KEY-9f8e7d6c5b4a39281706"
 
+ANTHROPIC_VERSION = "2026-10-21"
 PATHS = {
     "openai": "/v1/chat/completions",
     "openai-responses": "/v1/responses",
@@ -113,7 +114,15 @@ def responses_body(
         "model": "gpt-5.4",
         "output": output,
         "parallel_tool_calls": True,
-        "usage": {"input_tokens": 291, "output_tokens": 23, "total_tokens": 314},
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": 291,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": 23,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 314,
+        },
     }
 
 
@@ -242,7 +251,9 @@ class FakeProvider:
         self.delay_s = 0.0  # of the default replies
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )  # a 0.05 s poll: stop() waits for it, and the tests start hundreds of servers
 
     @property
     def url(self) -> str:
@@ -276,9 +287,9 @@ class FakeProvider:
         if path != PATHS[self.provider]:
             wrong.append(f"path {path}")
         if self.provider == "anthropic":
-            if (
-                headers.get("x-api-key") != self.key
-                or headers.get("anthropic-version") != "2023-06-01"
+            if (  # what the anthropic SDK (2.14) sends
+                headers.get("authorization") != f"Bearer {self.key}"
+                or headers.get("anthropic-version") != ANTHROPIC_VERSION
             ):
                 wrong.append("anthropic headers")
             if not isinstance(body, dict) or "max_tokens" not in body or "messages" not in body:

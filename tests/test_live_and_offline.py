@@ -125,6 +125,20 @@ def test_live_errors_are_classified_and_allowed_errors_apply(
     assert KEY not in written and KEY not in capsys.readouterr().out
 
 
+def test_out_of_quota_is_not_a_rate_limit_a_contract_allows(
+    tmp_path: Path, providers: Callable[..., FakeProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _pack(tmp_path)  # its contract allows rate_limit
+    server = providers("openai")
+    quota = {"message": "You exceeded your current quota.", "type": "insufficient_quota"}
+    server.script.extend([Reply(429, {"error": {**quota, "code": "insufficient_quota"}})] * 2)
+    code, result = _live(tmp_path, server, monkeypatch)
+    for case_id in ("ok", "live_only"):
+        case = result["cases"][case_id]
+        assert (case["status"], case["classification"]) == ("failed", "quota_exceeded")
+    assert code == 1
+
+
 # An audit hook that ends the process on any attempt to resolve a name or open a connection.
 _NO_NETWORK = """
 import os, sys

@@ -155,6 +155,7 @@ class RecordingModel(_Strict):
     raw: RawModel
     model_override: bool = False
     base_url: str | None = Field(default=None, min_length=1)
+    api_version: str | None = Field(default=None, min_length=1)
 
     @field_validator("recorded_at", mode="before")
     @classmethod

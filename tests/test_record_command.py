@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from fake_providers import KEY, FakeProvider, Reply, error_body
+from fake_providers import BODIES, KEY, FakeProvider, Reply, error_body
 from packbuilder import fixture, make_pack
 from replaygate.cli import main
 
@@ -140,6 +140,8 @@ def test_record_new_writes_valid_recordings_that_run_replays(
     recording = json.loads((pack / "recordings" / "ok.recording.json").read_text())
     assert recording["response"]["content"] == "echo: [redacted] [redacted]"
     assert recording["response"]["tool_calls"][0]["arguments"]["token"] == "[redacted]"
+    # the API version the request named (the anthropic SDK's, tests/providers/test_sdk_oracle.py)
+    assert recording.get("api_version") == ("2026-10-21" if name == "anthropic" else None)
     assert main(["run", "packs"]) == 0  # recorded mode replays them
     after = capsys.readouterr()
     _no_canary_anywhere(tmp_path, out + after.out + after.err)
@@ -181,10 +183,42 @@ def test_refresh_records_every_selected_case(
     assert _record(tmp_path, server, "--mode", "refresh") == 0
     assert len(server.seen) == 4
     capsys.readouterr()
+    server.calls = [("get_weather", {"city": "Basel"})]  # another answer: written again
     assert _record(tmp_path, server, "--mode", "refresh", "packs/p/contracts/c.yaml::other") == 0
     assert len(server.seen) == 5
     out = capsys.readouterr().out
     assert "recorded             1" in out and "stale refreshed      0" in out
+
+
+@pytest.mark.parametrize("name", ["openai", "openai-responses", "anthropic"])
+def test_refreshing_the_same_answer_leaves_the_file_byte_for_byte(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+) -> None:
+    pack = _pack(tmp_path)
+    server = providers(name)
+    one = "packs/p/contracts/c.yaml::ok"
+    assert _record(tmp_path, server, one) == 0
+    path = pack / "recordings" / "ok.recording.json"
+    before = path.read_bytes()
+    # the same answer with a fresh response id and call id
+    body = BODIES[name]([("get_weather", {"city": "Bern"})])
+    fresh = json.loads(
+        json.dumps(body).replace('"call_0"', '"call_9"').replace("toolu_0", "toolu_9")
+    )
+    fresh["id"] = "fresh-id"
+    server.script.append(Reply(200, fresh))
+    capsys.readouterr()
+    assert _record(tmp_path, server, "--mode", "refresh", one) == 0
+    assert "unchanged            1" in capsys.readouterr().out
+    assert path.read_bytes() == before
+    server.calls = [("get_weather", {"city": "Basel"})]
+    assert _record(tmp_path, server, "--mode", "refresh", one) == 0
+    assert "recorded             1" in capsys.readouterr().out
+    assert path.read_bytes() != before
 
 
 def test_a_failed_call_writes_nothing_and_says_why(
@@ -357,6 +391,30 @@ def test_the_end_table_counts_tokens_per_model(
     assert "tokens gpt-4o-mini: 298 in, 120 out" in out
 
 
+def test_sampling_settings_anthropic_no_longer_takes_are_left_out_and_said_once(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    for name in ("ok.json", "other.json"):
+        data = json.loads((pack / "golden" / name).read_text())
+        data["request"].update(temperature=0, top_p=0.5)
+        (pack / "golden" / name).write_text(json.dumps(data))
+    server = providers("anthropic")
+    assert _record(tmp_path, server) == 0
+    assert not any({"temperature", "top_p"} & set(seen.body) for seen in server.seen)
+    out = capsys.readouterr().out
+    assert out.count("not sent") == 1
+    assert (
+        "not sent, as the provider's API no longer takes them: "
+        "temperature (2 cases), top_p (2 cases)" in out
+    )
+    assert _record(tmp_path, providers("openai"), "--mode", "refresh") == 0
+    assert "not sent" not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_stops_after_the_requests_in_flight(
     tmp_path: Path, providers: Callable[..., FakeProvider], sig: int, code: int
@@ -517,6 +575,19 @@ def test_a_fixture_with_a_misspelt_key_is_not_sent(
     out = capsys.readouterr().out
     assert "failed packs/p/contracts/c.yaml::ok: packs/p/golden/ok.json:" in out
     assert "requst" in out and server.seen == []
+
+
+def test_a_fixture_saying_stream_false_is_recorded_and_stream_is_not_sent(
+    tmp_path: Path, env: None, providers: Callable[..., FakeProvider]
+) -> None:
+    pack = _pack(tmp_path)
+    data = _request_only()
+    data["request"]["stream"] = False
+    (pack / "golden" / "ok.json").write_text(json.dumps(data, indent=2))
+    server = providers("openai")
+    assert _record(tmp_path, server, "packs/p/contracts/c.yaml::ok") == 0
+    assert "stream" not in server.seen[0].body
+    assert main(["run", "packs/p/contracts/c.yaml::ok"]) == 0
 
 
 def test_secrets_used_as_keys_are_redacted_and_the_object_stays_whole(

@@ -85,7 +85,7 @@ def test_chat_completions_request_shape(providers: Start) -> None:
     call(server)
     body = server.seen[0].body
     assert body["messages"][0] == {"role": "system", "content": "be brief"}
-    assert [t["function"]["name"] for t in body["tools"]] == ["get_time", "get_weather"]
+    assert [t["function"]["name"] for t in body["tools"]] == ["get_weather", "get_time"]
     assert all(t["type"] == "function" for t in body["tools"])
     assert body["tool_choice"] == "required"
     assert body["max_completion_tokens"] == 256 and body["parallel_tool_calls"] is True
@@ -104,10 +104,11 @@ def test_responses_request_shape(providers: Start) -> None:
     body = server.seen[0].body
     assert body["instructions"] == "be brief"
     assert body["input"] == [{"role": "user", "content": "weather and time in Bern?"}]
-    assert body["tools"][0] == {
+    assert body["tools"][1] == {
         "type": "function",
         "name": "get_time",
         "parameters": {"type": "object"},
+        "strict": False,
     }
     assert body["max_output_tokens"] == 256
 
@@ -123,7 +124,7 @@ def test_anthropic_request_shape(providers: Start) -> None:
     body = server.seen[0].body
     assert body["system"] == "be brief"
     assert body["messages"] == [{"role": "user", "content": "weather and time in Bern?"}]
-    assert body["tools"][1] == {
+    assert body["tools"][0] == {
         "name": "get_weather",
         "description": "Weather",
         "input_schema": {"type": "object"},

@@ -124,6 +124,12 @@ def summary(outcomes: Sequence[Any], seconds: float) -> str:
         for o in outcomes
         if o.outcome in written and o.reason
     ]
+    not_sent = Counter(key for o in outcomes for key in o.not_sent)
+    if not_sent:  # said once: most fixtures carry temperature
+        counted = ", ".join(
+            f"{key} ({n} {'case' if n == 1 else 'cases'})" for key, n in sorted(not_sent.items())
+        )
+        lines.append(f"not sent, as the provider's API no longer takes them: {counted}")
     for model, (inp, out) in sorted(_tokens(outcomes).items()):
         lines.append(terminal_safe(f"tokens {model}: {inp} in, {out} out"))
     lines.append(f"{len(outcomes)} cases in {seconds:.2f}s")

@@ -229,7 +229,7 @@ REQUEST_EXTRAS = (
     "top_p", "max_completion_tokens", "stop", "seed", "n", "response_format",
     "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs", "user",
     "metadata", "store", "reasoning_effort", "service_tier", "system", "stop_sequences", "top_k",
-    "thinking",
+    "thinking", "stream",
 )  # fmt: skip
 RESPONSE_EXTRAS = (
     "id", "object", "type", "created", "model", "role", "usage", "finish_reason",
@@ -281,7 +281,7 @@ RECORDING_KEYS = FIXTURE_KEYS
 # (its `identity` and `raw` are checked by loading/recording.py) and a fixture's `response`.
 RECORDED_FIELDS = (
     "recording_version", "replaygate_version", "recorded_at", "provider", "model", "identity",
-    "response", "raw", "model_override", "base_url",
+    "response", "raw", "model_override", "base_url", "api_version",
 )  # fmt: skip
 RECORDED_KEYS = {**FIXTURE_KEYS, _F.FIXTURE: frozenset(RECORDED_FIELDS)}
 FIXTURE_PLACES: dict[str, str] = {

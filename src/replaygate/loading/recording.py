@@ -86,6 +86,7 @@ _RECORDED_AT = Key(
     raw=nested(RawModel),
     model_override=boolean().or_default(False),
     base_url=optional(text(min_length=1)),
+    api_version=optional(text(min_length=1)),
 )
 class RecordingModel(Record):
     recording_version: Literal[1]
@@ -98,6 +99,7 @@ class RecordingModel(Record):
     raw: RawModel
     model_override: bool
     base_url: str | None
+    api_version: str | None  # the API version the request named (anthropic-version)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from replaygate.providers.prompt import (
     Prompt,
     UnsupportedRequest,
     arguments_object,
+    check_tool_keys,
     take,
     text_of,
     tool_choice,
@@ -23,11 +24,13 @@ from replaygate.providers.response import (
 )
 
 PATH = "/v1/messages"
-API_VERSION = "2023-06-01"
+# What the current anthropic SDK (2.14) sends, and its Authorization: Bearer; a recording
+# stores it (api_version).
+API_VERSION = "2026-10-21"
+# Sampling settings the current Messages API no longer takes (the anthropic SDK's
+# MessageCreateParams has none): advisory, so they are left out, and `record` says so once.
+LEFT_OUT = frozenset({"temperature", "top_p", "top_k"})
 _SETTINGS = {
-    "temperature": "temperature",
-    "top_p": "top_p",
-    "top_k": "top_k",
     "max_tokens": "max_tokens",
     "stop": "stop_sequences",
     "stop_sequences": "stop_sequences",
@@ -46,19 +49,21 @@ _FINISH: dict[Any, FinishReason] = {
 
 
 def headers(key: str) -> dict[str, str]:
-    return {"x-api-key": key, "anthropic-version": API_VERSION}
+    return {"Authorization": f"Bearer {key}", "anthropic-version": API_VERSION}
 
 
 def _blocks(message: Mapping[str, Any], where: str) -> Any:
     """Text (a string), or content blocks followed by a ``tool_use`` block per call."""
-    content = message.get("content")
+    content, calls = message.get("content"), message.get("tool_calls") or []
     listed = isinstance(content, list) and all(isinstance(b, Mapping) for b in content)
     blocks: list[dict[str, Any]] = []
     if listed and isinstance(content, list):  # (narrowed for the type checker)
         blocks += [_block(block, f"{where}.content[{i}]") for i, block in enumerate(content)]
     elif content is not None:
-        blocks.append({"type": "text", "text": text_of(content, where)})
-    for index, call in enumerate(message.get("tool_calls") or []):
+        text = text_of(content, where)
+        if text or not calls:  # the API refuses an empty text block beside tool_use blocks
+            blocks.append({"type": "text", "text": text})
+    for index, call in enumerate(calls):
         blocks.append(_tool_use(call, f"{where}.tool_calls[{index}]"))
     if not listed and len(blocks) == 1 and blocks[0]["type"] == "text":
         return blocks[0]["text"]
@@ -90,7 +95,7 @@ def _tool_use(call: Any, where: str) -> dict[str, Any]:
 def _messages(prompt: Prompt) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for index, message in enumerate(prompt.messages):
-        where = f"request.messages[{index}]"
+        where = prompt.where(index)
         role = message["role"]
         if role == "tool":
             block = {
@@ -115,13 +120,33 @@ def _choice(value: Any, parallel: Any) -> dict[str, Any]:
     rendered: dict[str, Any] = {"type": kinds[choice.mode]}
     if choice.name:
         rendered["name"] = choice.name
-    if parallel is False:
+    if parallel is False and choice.mode != "none":  # tool_choice none has no such member
         rendered["disable_parallel_tool_use"] = True
     return rendered
 
 
+def _stop_sequences(value: Any) -> list[str]:
+    """``stop`` in OpenAI's spelling (one string or a list) as Anthropic's list."""
+    sequences = [value] if isinstance(value, str) else value
+    if not isinstance(sequences, list) or not all(isinstance(s, str) for s in sequences):
+        raise UnsupportedRequest("request.stop: expected text or a list of texts")
+    return sequences
+
+
+def _metadata(value: Any) -> Any:
+    """Anthropic's metadata holds ``user_id`` alone; the API refuses anything else."""
+    if not isinstance(value, Mapping):
+        raise UnsupportedRequest("request.metadata: expected an object")
+    for key in value:
+        if key != "user_id":
+            raise UnsupportedRequest(
+                f"request.metadata.{key}: anthropic's metadata holds only user_id"
+            )
+    return value
+
+
 def build(prompt: Prompt) -> dict[str, Any]:
-    settings = dict(prompt.settings)
+    settings = {k: v for k, v in prompt.settings.items() if k not in LEFT_OUT}
     choice, parallel = settings.pop("tool_choice", None), settings.pop("parallel_tool_calls", None)
     if "max_tokens" not in settings:
         raise UnsupportedRequest("request.max_tokens: anthropic needs it; add it to the fixture")
@@ -129,14 +154,19 @@ def build(prompt: Prompt) -> dict[str, Any]:
     if prompt.system:
         body["system"] = "\n\n".join(prompt.system)
     if prompt.tools:
-        body["tools"] = [_tool(tool) for tool in prompt.tools]
+        body["tools"] = [_tool(tool, index) for index, tool in enumerate(prompt.tools)]
     if choice is not None or parallel is not None:
         body["tool_choice"] = _choice(choice, parallel)
     body.update(take(settings, _SETTINGS, "anthropic"))
+    if "stop_sequences" in body:
+        body["stop_sequences"] = _stop_sequences(body["stop_sequences"])
+    if "metadata" in body:
+        body["metadata"] = _metadata(body["metadata"])
     return body
 
 
-def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+def _tool(tool: Mapping[str, Any], index: int) -> dict[str, Any]:
+    check_tool_keys(tool, index, {"strict", "cache_control"}, "anthropic")
     rendered = {k: v for k, v in tool.items() if k != "parameters"}
     rendered["input_schema"] = tool.get("parameters", {"type": "object"})
     return rendered

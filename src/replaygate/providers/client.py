@@ -5,44 +5,30 @@ What comes back is already redacted: a provider can echo a key in an error or an
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from threading import Lock
 from typing import Any
 
 import requests
-from urllib3.exceptions import MaxRetryError, ReadTimeoutError
 
+from replaygate.providers.errors import ErrorKind, error_kind, provider_message, reply_json
 from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import Prompt
 from replaygate.providers.redact import Redactor
 from replaygate.providers.response import MalformedResponse, json_value
-from replaygate.providers.transport import Policy, RateGate, retry_after, session_for
+from replaygate.providers.transport import (
+    Policy,
+    RateGate,
+    asked_wait,
+    session_for,
+    status_wait,
+    transport_retry,
+)
 from replaygate.providers.wire import WIRES
 
 MESSAGE_LIMIT = 1000
-
-
-class ErrorKind(StrEnum):
-    """The classifications provider errors get, as contracts' `allowed_errors` name them."""
-
-    RATE_LIMIT = "rate_limit"
-    TIMEOUT = "timeout"
-    AUTH_ERROR = "auth_error"
-    INVALID_REQUEST = "invalid_request"
-    PROVIDER_ERROR = "provider_error"
-
-
-def error_kind(status: int) -> ErrorKind:
-    if status == 429:
-        return ErrorKind.RATE_LIMIT
-    if status in (401, 403):
-        return ErrorKind.AUTH_ERROR
-    if status >= 500:  # 529: Anthropic's "overloaded"
-        return ErrorKind.PROVIDER_ERROR
-    return ErrorKind.INVALID_REQUEST
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,43 +47,63 @@ class Answer:
 
 @dataclass
 class Provider:
-    """Calls one provider at one base URL with one key; a Session per retry policy."""
+    """Calls one provider at one base URL with one key, retrying by the contract's policy."""
 
     name: ProviderName
     base_url: str
     key: str | None
     redactor: Redactor
-    _sessions: dict[Policy, requests.Session] = field(default_factory=dict)
+    _session: requests.Session | None = None
     _lock: Lock = field(default_factory=Lock)
     _gate: RateGate = field(default_factory=RateGate)
+    sleep: Callable[[float], None] = time.sleep  # between attempts (tests watch it)
 
-    def _session(self, policy: Policy) -> requests.Session:
+    def session(self) -> requests.Session:
         with self._lock:
-            if policy not in self._sessions:
-                self._sessions[policy] = session_for(policy, self.base_url, self._gate)
-            return self._sessions[policy]
+            if self._session is None:
+                self._session = session_for(self.base_url)
+            return self._session
 
     def call(self, prompt: Prompt, policy: Policy) -> Answer:
         """Send the prompt. Raises UnsupportedRequest before sending anything it cannot express."""
         wire = WIRES[self.name]
         body = wire.build(prompt)
         headers = wire.headers(self.key) if self.key else {}
-        self._gate.wait()
-        try:
-            reply = self._session(policy).post(
-                self.base_url.rstrip("/") + wire.path,
-                json=body,
-                headers=headers,
-                timeout=(policy.connect_s, policy.read_s),
-                allow_redirects=False,
-            )
-        except requests.RequestException as exc:
-            return self._failed(*_transport_error(exc, policy))
-        return self._answer(reply, policy)
+        attempt = 0
+        while True:
+            self._gate.wait()
+            try:
+                reply = self.session().post(
+                    self.base_url.rstrip("/") + wire.path,
+                    json=body,
+                    headers=headers,
+                    timeout=(policy.connect_s, policy.read_s),
+                    allow_redirects=False,
+                )
+            except requests.RequestException as exc:
+                wait = transport_retry(policy, attempt)
+                if wait is None:
+                    return self._failed(*_transport_error(exc, policy))
+            else:
+                wait = self._retry_wait(reply, policy, attempt)
+                if wait is None:
+                    return self._answer(reply, policy)
+                reply.close()
+            self.sleep(wait)
+            attempt += 1
+
+    def _retry_wait(self, reply: requests.Response, policy: Policy, attempt: int) -> float | None:
+        """The wait before sending again, or None: this reply is the answer."""
+        if reply.status_code < 400 or _kind(reply) is ErrorKind.QUOTA:
+            return None
+        wait = status_wait(policy, attempt, reply.status_code, reply.headers)
+        if wait is not None and policy.respect_retry_after and asked_wait(reply.headers):
+            self._gate.hold(wait)  # the others start nothing new before then either
+        return wait
 
     def close(self) -> None:
-        for session in self._sessions.values():
-            session.close()
+        if self._session is not None:
+            self._session.close()
 
     def _answer(self, reply: requests.Response, policy: Policy) -> Answer:
         if reply.is_redirect:
@@ -125,41 +131,26 @@ class Provider:
         return Answer({"success": False, "content": None, "tool_calls": [], "error": error}, status)
 
 
-def _provider_message(reply: requests.Response) -> str:
-    """The provider's own message (OpenAI and Anthropic both say ``error.message``)."""
-    try:
-        body = json.loads(reply.content)
-    except ValueError:
-        return reply.text.strip()
-    error = body.get("error") if isinstance(body, Mapping) else None
-    message = error.get("message") if isinstance(error, Mapping) else None
-    # whole and unescaped: it is redacted before it is cut (Provider._failed)
-    return message if isinstance(message, str) else json.dumps(body, ensure_ascii=False)
+def _kind(reply: requests.Response) -> ErrorKind:
+    return error_kind(reply.status_code, reply_json(reply.content))
 
 
 def _status_error(reply: requests.Response, policy: Policy) -> tuple[ErrorKind, str, int]:
-    status = reply.status_code
-    message = f"HTTP {status}: {_provider_message(reply)}"
-    after = retry_after(reply.headers.get("Retry-After"))
+    status, body = reply.status_code, reply_json(reply.content)
+    message = f"HTTP {status}: {provider_message(body, reply.text)}"
+    after = asked_wait(reply.headers)
     if status == 429 and after is not None and after > policy.max_sleep_s:
         message += (
             f" (Retry-After {after:g} s is longer than rate_limits.on_429.max_sleep_seconds "
             f"{policy.max_sleep_s:g}: not retried)"
         )
-    return error_kind(status), message, status
+    return error_kind(status, body), message, status
 
 
 def _transport_error(exc: requests.RequestException, policy: Policy) -> tuple[ErrorKind, str]:
-    if _is_timeout(exc):
+    if isinstance(exc, requests.Timeout):  # urllib3 retries nothing: no MaxRetryError to open
         return ErrorKind.TIMEOUT, (
             f"no answer within the timeouts (connect {policy.connect_s:g} s, "
             f"read {policy.read_s:g} s)"
         )
     return ErrorKind.PROVIDER_ERROR, f"cannot reach the provider: {type(exc).__name__}"
-
-
-def _is_timeout(exc: requests.RequestException) -> bool:
-    if isinstance(exc, requests.Timeout):
-        return True
-    reason = exc.args[0] if exc.args else None
-    return isinstance(reason, MaxRetryError) and isinstance(reason.reason, ReadTimeoutError)

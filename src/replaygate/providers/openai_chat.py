@@ -9,6 +9,7 @@ from replaygate.providers.prompt import (
     Prompt,
     UnsupportedRequest,
     arguments_text,
+    check_tool_keys,
     take,
     tool_choice,
 )
@@ -57,7 +58,8 @@ def headers(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
-def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+def _tool(tool: Mapping[str, Any], index: int, provider: str) -> dict[str, Any]:
+    check_tool_keys(tool, index, {"strict"}, provider)
     return {"type": "function", "function": dict(tool)}
 
 
@@ -68,21 +70,20 @@ def _choice(value: Any) -> Any:
     return choice.mode
 
 
-def _message(message: dict[str, Any], index: int) -> dict[str, Any]:
+def _message(message: dict[str, Any], where: str) -> dict[str, Any]:
     """An assistant message's calls in the wire's shape (fixtures may write them flat)."""
     calls = message.get("tool_calls")
     if message["role"] != "assistant" or not calls:
         return message
     if not isinstance(calls, list):
-        raise UnsupportedRequest(f"request.messages[{index}].tool_calls: expected a list")
-    return {**message, "tool_calls": [_wire_call(c, index, i) for i, c in enumerate(calls)]}
+        raise UnsupportedRequest(f"{where}.tool_calls: expected a list")
+    return {**message, "tool_calls": [_wire_call(c, where, i) for i, c in enumerate(calls)]}
 
 
-def _wire_call(call: Any, index: int, number: int) -> dict[str, Any]:
+def _wire_call(call: Any, where: str, number: int) -> dict[str, Any]:
     function = call.get("function", call) if isinstance(call, Mapping) else None
     if not isinstance(function, Mapping):
-        where = f"request.messages[{index}].tool_calls[{number}]"
-        raise UnsupportedRequest(f"{where}: expected an object with a name")
+        raise UnsupportedRequest(f"{where}.tool_calls[{number}]: expected an object with a name")
     return {
         "id": call.get("id"),
         "type": "function",
@@ -96,16 +97,16 @@ def _wire_call(call: Any, index: int, number: int) -> dict[str, Any]:
 def build(prompt: Prompt, *, compatible: bool = False) -> dict[str, Any]:
     settings = dict(prompt.settings)
     choice = settings.pop("tool_choice", None)
+    provider = "openai-compatible" if compatible else "openai"
     body: dict[str, Any] = {
         "model": prompt.model,
         "messages": [{"role": "system", "content": text} for text in prompt.system]
-        + [_message(message, index) for index, message in enumerate(prompt.messages)],
+        + [_message(message, prompt.where(i)) for i, message in enumerate(prompt.messages)],
     }
     if prompt.tools:
-        body["tools"] = [_tool(tool) for tool in prompt.tools]
+        body["tools"] = [_tool(tool, i, provider) for i, tool in enumerate(prompt.tools)]
     if choice is not None:
         body["tool_choice"] = _choice(choice)
-    provider = "openai-compatible" if compatible else "openai"
     body.update(take(settings, _COMPATIBLE_SETTINGS if compatible else _SETTINGS, provider))
     if body.get("n", 1) != 1:
         raise UnsupportedRequest("request.n: one answer is recorded per case; remove n")

@@ -10,6 +10,7 @@ from replaygate.providers.prompt import (
     Prompt,
     UnsupportedRequest,
     arguments_text,
+    check_tool_keys,
     take,
     text_of,
     tool_choice,
@@ -45,8 +46,20 @@ def headers(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
-def _items(message: Mapping[str, Any], index: int) -> list[dict[str, Any]]:
-    where = f"request.messages[{index}]"
+# What a tool without parameters gets: the Responses API requires the member.
+_NO_PARAMETERS = {"type": "object", "properties": {}}
+
+
+def _tool(tool: Mapping[str, Any], index: int) -> dict[str, Any]:
+    """A function tool, strict only when the fixture says so: the Responses API defaults to
+    strict mode (Chat Completions does not), which changes what models answer."""
+    check_tool_keys(tool, index, {"strict"}, "openai-responses")
+    rendered = {"type": "function", **tool, "strict": tool.get("strict", False)}
+    rendered.setdefault("parameters", _NO_PARAMETERS)
+    return rendered
+
+
+def _items(message: Mapping[str, Any], where: str) -> list[dict[str, Any]]:
     role = message["role"]
     if role == "tool":
         output = text_of(message.get("content"), where)
@@ -85,12 +98,14 @@ def build(prompt: Prompt) -> dict[str, Any]:
     choice = settings.pop("tool_choice", None)
     body: dict[str, Any] = {
         "model": prompt.model,
-        "input": [item for i, m in enumerate(prompt.messages) for item in _items(m, i)],
+        "input": [
+            item for i, m in enumerate(prompt.messages) for item in _items(m, prompt.where(i))
+        ],
     }
     if prompt.system:
         body["instructions"] = "\n\n".join(prompt.system)
     if prompt.tools:
-        body["tools"] = [{"type": "function", **tool} for tool in prompt.tools]
+        body["tools"] = [_tool(tool, index) for index, tool in enumerate(prompt.tools)]
     if choice is not None:
         body["tool_choice"] = _choice(choice)
     body.update(take(settings, _SETTINGS, "openai-responses"))

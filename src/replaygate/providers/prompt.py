@@ -15,6 +15,7 @@ from typing import Any
 
 from replaygate.loading.identity import normalized_request
 from replaygate.loading.json_reader import decode_arguments
+from replaygate.loading.normalize import normalize_request
 
 # Of identity's volatile members, these are request parameters and are sent; the others
 # (stream: false, stream_options, request_id, timestamp, created) are bookkeeping, never sent.
@@ -30,8 +31,13 @@ class Prompt:
     model: str
     system: tuple[str, ...]
     messages: list[dict[str, Any]]
-    tools: list[dict[str, Any]]  # flat: name, description, parameters (and extras)
+    tools: list[dict[str, Any]]  # flat: name, description, parameters (and extras), in order
     settings: dict[str, Any]
+    first: int = 0  # the index of messages[0] in the fixture's request.messages
+
+    def where(self, index: int) -> str:
+        """``request.messages[i]`` as the fixture numbers it (system messages included)."""
+        return f"request.messages[{index + self.first}]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,16 +55,49 @@ def prompt_of(request: Any, model: str) -> Prompt:
     if isinstance(request, Mapping) and request.get("stream"):
         raise UnsupportedRequest("request.stream: answers are recorded whole; remove it")
     messages = normalized["messages"]
+    written = request.get("messages") if isinstance(request, Mapping) else None
+    first = len(written) - len(messages) if isinstance(written, list) else 0  # system messages
     for index, message in enumerate(messages):
-        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
-            raise UnsupportedRequest(f"request.messages[{index}]: expected an object with a role")
+        _check_message(message, f"request.messages[{index + first}]")
     return Prompt(
         model,
         _system_texts(normalized["system"]),
         [dict(m) for m in messages],
-        normalized["tools"],
+        _tools_as_written(request),
         {**normalized["settings"], **_passed_on(request)},
+        first,
     )
+
+
+def _tools_as_written(request: Any) -> list[dict[str, Any]]:
+    """The tools flat, in the fixture's order: identity sorts them, but the order is part of
+    the prompt (models favour earlier tools), so the wire keeps it."""
+    document, _ = normalize_request(request)
+    return [
+        {k: v for k, v in tool.items() if not (k == "type" and v == "function")}
+        for tool in document.get("tools", [])
+    ]
+
+
+def _check_message(message: Any, where: str) -> None:
+    """A role, and the ids that pair a call with its result: without them a provider either
+    refuses the request or pairs results by guesswork."""
+    if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
+        raise UnsupportedRequest(f"{where}: expected an object with a role")
+    if message["role"] == "tool" and not _is_id(message.get("tool_call_id")):
+        raise UnsupportedRequest(
+            f"{where}: a tool message needs the tool_call_id of the call it answers"
+        )
+    calls = message.get("tool_calls") if message["role"] == "assistant" else None
+    for number, call in enumerate(calls if isinstance(calls, list) else []):
+        if isinstance(call, Mapping) and not _is_id(call.get("id")):
+            raise UnsupportedRequest(
+                f"{where}.tool_calls[{number}]: a tool call needs an id (its result names it)"
+            )
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
 
 
 def _passed_on(request: Any) -> dict[str, Any]:
@@ -119,6 +158,15 @@ def tool_choice(value: Any) -> ToolChoice:
         if kind in ("auto", "none", "any"):
             return tool_choice(kind)
     raise UnsupportedRequest(f"request.tool_choice: {value!r} is not a tool choice")
+
+
+def check_tool_keys(tool: Mapping[str, Any], index: int, extras: set[str], provider: str) -> None:
+    """A tool holds name, description, parameters and the ``extras`` this provider has."""
+    for key in tool:
+        if key not in ("name", "description", "parameters") and key not in extras:
+            raise UnsupportedRequest(
+                f"request.tools[{index}].{key}: the {provider} provider cannot express it"
+            )
 
 
 def take(settings: dict[str, Any], allowed: Mapping[str, str], provider: str) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from replaygate.providers.prompt import UnsupportedRequest, prompt_of
 from replaygate.providers.redact import not_text
 from replaygate.providers.store import recording_document, write_recording
 from replaygate.providers.transport import BadPolicy, policy_of
+from replaygate.providers.wire import WIRES
 
 NO_MODEL = "no model: set model_id, default_model or --model"
 
@@ -56,6 +57,7 @@ class CaseOutcome:
     reason: str = ""
     model: str = ""
     usage: Mapping[str, Any] | None = None
+    not_sent: tuple[str, ...] = ()  # the fixture's settings this provider no longer takes
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,17 +84,18 @@ def fixture_of(item: Selected) -> tuple[dict[str, Any], str]:
     return read_fixture(item.pack, item.contract, item.case), shown
 
 
-def _existing(item: Selected, fixture: Mapping[str, Any], model: str) -> Outcome:
-    """RECORDED when there is no recording, REFRESHED when it is stale or unreadable."""
+def _existing(item: Selected, fixture: Mapping[str, Any], model: str) -> tuple[Outcome, Any]:
+    """RECORDED when there is no recording, REFRESHED when it is stale or unreadable, else
+    UNCHANGED with the recording as read."""
     path, shown = recording_path(item.pack, item.case.input_ref)
     if not path.exists():
-        return Outcome.RECORDED
+        return Outcome.RECORDED, None
     try:
-        recording = parse_recording(json_reader.load_json(path, shown=shown), shown)
-        stale = staleness(recording, fixture.get("request"), model)
+        data = json_reader.load_json(path, shown=shown)
+        stale = staleness(parse_recording(data, shown), fixture.get("request"), model)
     except (PackError, FixtureShapeError):
-        return Outcome.REFRESHED
-    return Outcome.REFRESHED if stale is not None else Outcome.UNCHANGED
+        return Outcome.REFRESHED, None
+    return (Outcome.REFRESHED, None) if stale is not None else (Outcome.UNCHANGED, data)
 
 
 def record_case(item: Selected, provider: Provider, options: RecordOptions) -> CaseOutcome:
@@ -107,7 +110,7 @@ def record_case(item: Selected, provider: Provider, options: RecordOptions) -> C
 
 def _record(
     item: Selected, provider: Provider, options: RecordOptions
-) -> tuple[Outcome, str, str, Mapping[str, Any] | None]:
+) -> tuple[Outcome, str, str, Mapping[str, Any] | None, tuple[str, ...]]:
     excluded = excluded_by_modes(item.case.provider_modes, provider.name)
     if excluded:
         raise _Skip(Outcome.SKIPPED, excluded)
@@ -118,12 +121,13 @@ def _record(
     if not model:
         raise _Skip(Outcome.FAILED, NO_MODEL)
     request = fixture.get("request")
-    outcome = _existing(item, fixture, model)
+    outcome, stored = _existing(item, fixture, model)
     if outcome is Outcome.UNCHANGED:
         if options.mode is RecordMode.RECORD_NEW:
             raise _Skip(Outcome.UNCHANGED, model=model)
-        outcome = Outcome.RECORDED  # refresh: recorded again
-    answer = provider.call(prompt_of(request, model), policy_of(item.contract))
+        outcome = Outcome.RECORDED  # refresh: recorded again, unless the answer is the same
+    prompt = prompt_of(request, model)
+    answer = provider.call(prompt, policy_of(item.contract))
     if answer.error is not None:
         message = answer.response["error"]["message"]
         raise _Skip(Outcome.FAILED, f"{answer.error}: {message}", model)
@@ -137,11 +141,14 @@ def _record(
         now=datetime.now(UTC),
         model_override=options.model is not None,
         base_url=_base_url(provider),
+        api_version=WIRES[provider.name].api_version,
     )
     path, _ = recording_path(item.pack, item.case.input_ref)
-    write_recording(path, document, provider.redactor, item.pack.redact)
+    if not write_recording(path, document, provider.redactor, item.pack.redact, stored):
+        outcome = Outcome.UNCHANGED  # the file stays byte for byte: no churn in the diff
     warnings = not_text(document["response"], item.pack.redact)
-    return outcome, "; ".join(warnings), model, answer.response.get("usage")
+    not_sent = tuple(WIRES[provider.name].not_sent(prompt))
+    return outcome, "; ".join(warnings), model, answer.response.get("usage"), not_sent
 
 
 def _base_url(provider: Provider) -> str | None:

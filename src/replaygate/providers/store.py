@@ -30,11 +30,13 @@ def recording_document(
     now: datetime,
     model_override: bool = False,
     base_url: str | None = None,
+    api_version: str | None = None,
 ) -> dict[str, Any]:
     """A recording, before redaction: the request's identity, the normalised response, the body.
 
     ``model_override``: ``model`` came from `record --model`; ``base_url``: the --base-url
-    an openai-compatible provider needs to record it again."""
+    an openai-compatible provider needs to record it again; ``api_version``: the API version
+    the request named (Anthropic's ``anthropic-version``)."""
     made_with = {"model_override": True} if model_override else {}
     document = {
         "recording_version": RECORDING_VERSION,
@@ -49,6 +51,8 @@ def recording_document(
     }
     if base_url is not None:
         document["base_url"] = base_url
+    if api_version is not None:
+        document["api_version"] = api_version
     return document
 
 
@@ -58,10 +62,39 @@ def _plain(value: Any) -> Any:
 
 
 def write_recording(
-    path: Path, document: Mapping[str, Any], redactor: Redactor, paths: Iterable[str] = ()
-) -> None:
+    path: Path,
+    document: Mapping[str, Any],
+    redactor: Redactor,
+    paths: Iterable[str] = (),
+    stored: Any = None,
+) -> bool:
     """Redact the whole document (secrets, and the strings ``paths`` name in the response),
-    then write it whole or not at all."""
+    then write it whole or not at all. When ``stored`` (the recording as read before) gives
+    the same answer, the file is left byte for byte and False returned."""
     scrub = redactor.with_paths(document.get("response"), paths)
     text = json.dumps(scrub.value(document), indent=2, ensure_ascii=False) + "\n"
+    if stored is not None and _same_answer(stored, text):
+        return False
     write_atomic(path, text)
+    return True
+
+
+# What changes from call to call for the same answer: when, by which replaygate, the raw
+# body (its id, created), and the ids the provider gave the calls.
+_CHURN = ("recorded_at", "replaygate_version", "raw")
+
+
+def _same_answer(stored: Any, text: str) -> bool:
+    """Whether a recording file's text answers as the stored one does: the same identity,
+    provider, model and normalised response, tool-call ids aside."""
+    return isinstance(stored, Mapping) and _settled(stored) == _settled(json.loads(text))
+
+
+def _settled(document: Mapping[str, Any]) -> dict[str, Any]:
+    settled = {key: value for key, value in document.items() if key not in _CHURN}
+    response = settled.get("response")
+    if isinstance(response, Mapping) and isinstance(response.get("tool_calls"), list):
+        calls = response["tool_calls"]
+        bare = [{**c, "id": None} if isinstance(c, Mapping) else c for c in calls]
+        settled["response"] = {**response, "tool_calls": bare}
+    return settled

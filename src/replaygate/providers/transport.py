@@ -1,4 +1,4 @@
-"""HTTP for provider calls: requests Sessions whose urllib3 Retry carries a contract's rules.
+"""HTTP for provider calls: a requests Session, and when to retry by a contract's rules.
 
 Timeouts, retries and the 429 policy come from the contract. Redirects are never followed,
 the environment's proxies and .netrc are never read, and no call goes anywhere but the
@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 import requests
 from requests.adapters import HTTPAdapter
-from urllib3.exceptions import MaxRetryError
-from urllib3.util.retry import Retry
 
 from replaygate.core.numerals import retry_after_seconds
 from replaygate.loading.contract import Contract
@@ -85,76 +83,66 @@ class RateGate:
             time.sleep(delay)
 
 
-class _Retry(Retry):
-    """Gives up, rather than sleep longer than ``max_sleep`` on a Retry-After; tells the
-    gate when it waits one out."""
-
-    def __init__(
-        self, *args: Any, max_sleep: float = 60.0, gate: RateGate | None = None, **kwargs: Any
-    ) -> None:
-        super().__init__(*args, **kwargs)
-        self.max_sleep = max_sleep
-        self.gate = gate
-
-    def new(self, **kw: Any) -> _Retry:
-        kw.setdefault("max_sleep", self.max_sleep)
-        kw.setdefault("gate", self.gate)
-        return super().new(**kw)
-
-    def sleep_for_retry(self, response: Any) -> bool:
-        after = self.get_retry_after(response)
-        if after and self.gate is not None:
-            self.gate.hold(after)
-        return super().sleep_for_retry(response)
-
-    def get_retry_after(self, response: Any) -> float | None:
-        return retry_after(response.headers.get("Retry-After"))
-
-    def increment(self, *args: Any, **kwargs: Any) -> _Retry:
-        response = kwargs.get("response")
-        if response is not None and self.respect_retry_after_header:
-            after = self.get_retry_after(response)
-            if after is not None and after > self.max_sleep:
-                # urllib3 only names the pool in the message: None is fine there
-                raise MaxRetryError(kwargs.get("_pool"), kwargs.get("url") or "", None)  # type: ignore[arg-type]
-        return super().increment(*args, **kwargs)
-
-
 def retry_after(value: str | None) -> float | None:
     """Retry-After in seconds from now: a number of seconds or an HTTP date; None when absent
     or unreadable (then the backoff applies)."""
     return retry_after_seconds(value, time.time())
 
 
-def _retry(policy: Policy, gate: RateGate) -> _Retry:
-    statuses: set[int] = set()
-    if RetryOn.RATE_LIMIT in policy.retry_on:
-        statuses.add(429)
-    if RetryOn.SERVER_ERROR in policy.retry_on:
-        statuses.update(range(500, 600))
-    timeouts = policy.retries if RetryOn.TIMEOUT in policy.retry_on else 0
-    return _Retry(
-        total=policy.retries,
-        connect=timeouts,
-        read=timeouts,
-        status=policy.retries,
-        other=0,
-        redirect=0,
-        raise_on_redirect=False,
-        raise_on_status=False,
-        allowed_methods=frozenset({"POST"}),
-        status_forcelist=statuses,
-        backoff_factor=policy.backoff_s,
-        backoff_max=policy.max_sleep_s,
-        respect_retry_after_header=policy.respect_retry_after,
-        max_sleep=policy.max_sleep_s,
-        gate=gate,
-    )
+def asked_wait(headers: Mapping[str, str]) -> float | None:
+    """The wait the server asked for, in seconds: ``retry-after-ms`` (OpenAI's and
+    Anthropic's, more precise) before ``Retry-After``, as their SDKs read them."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None and millis.isascii() and millis.isdigit() and len(millis) < 10:
+        return int(millis) / 1000
+    return retry_after(headers.get("Retry-After"))
 
 
-def session_for(policy: Policy, base_url: str, gate: RateGate) -> requests.Session:
-    """A Session that retries by ``policy`` and reads nothing from the environment."""
+def _named(policy: Policy, status: int) -> bool:
+    """Whether ``retry_on`` names this status: only what it names is retried."""
+    if status == 429:
+        return RetryOn.RATE_LIMIT in policy.retry_on
+    return status >= 500 and RetryOn.SERVER_ERROR in policy.retry_on
+
+
+def status_wait(
+    policy: Policy, attempt: int, status: int, headers: Mapping[str, str]
+) -> float | None:
+    """How long to wait before retrying a reply with this status, or None: not retried.
+
+    ``attempt`` counts the retries made so far. The server's ``x-should-retry: false`` is
+    obeyed (``true`` widens nothing: only what ``retry_on`` names is retried); its
+    Retry-After is waited out when the contract respects it, and a longer one than
+    ``max_sleep`` is not waited for at all. Otherwise ``backoff_ms``, doubled per retry.
+    """
+    if attempt >= policy.retries or not _named(policy, status):
+        return None
+    if headers.get("x-should-retry") == "false":
+        return None
+    asked = asked_wait(headers) if policy.respect_retry_after else None
+    if asked is not None:
+        return asked if asked <= policy.max_sleep_s else None
+    return backoff(policy, attempt)
+
+
+def backoff(policy: Policy, attempt: int) -> float:
+    """``backoff_ms`` before the first retry, doubled before each next one, at most
+    ``max_sleep``."""
+    return min(policy.backoff_s * 2.0**attempt, policy.max_sleep_s)
+
+
+def transport_retry(policy: Policy, attempt: int) -> float | None:
+    """The wait before retrying a call that got no answer (a timeout, a dropped connection),
+    or None when ``retry_on`` does not name ``timeout`` or the retries are spent."""
+    if attempt >= policy.retries or RetryOn.TIMEOUT not in policy.retry_on:
+        return None
+    return backoff(policy, attempt)
+
+
+def session_for(base_url: str) -> requests.Session:
+    """A Session that reads nothing from the environment and retries nothing itself: the
+    client retries, by the contract's policy, with the reply in hand."""
     session = requests.Session()
     session.trust_env = False  # no proxies, .netrc credentials or CA overrides from env
-    session.mount(base_url, HTTPAdapter(max_retries=_retry(policy, gate)))
+    session.mount(base_url, HTTPAdapter(max_retries=0))
     return session

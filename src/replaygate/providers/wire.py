@@ -19,6 +19,12 @@ class Wire:
     headers: Callable[[str], dict[str, str]]
     build: Callable[[Prompt], dict[str, Any]]
     parse: Callable[[Any], dict[str, Any]]
+    left_out: frozenset[str] = frozenset()  # advisory settings this API no longer takes
+    api_version: str | None = None  # the version header sent, stored in recordings
+
+    def not_sent(self, prompt: Prompt) -> list[str]:
+        """The fixture's settings this provider is not sent (said once, in `record`'s table)."""
+        return sorted(key for key in prompt.settings if key in self.left_out)
 
 
 WIRES: dict[ProviderName, Wire] = {
@@ -45,6 +51,8 @@ WIRES: dict[ProviderName, Wire] = {
         anthropic.headers,
         anthropic.build,
         anthropic.parse,
+        anthropic.LEFT_OUT,
+        anthropic.API_VERSION,
     ),
     ProviderName.OPENAI_COMPATIBLE: Wire(
         openai_chat.PATH,
