@@ -30,12 +30,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("replaygate.report",),  # renderers: text, JSON, JUnit, markdown
     ("replaygate.providers",),  # providers on the wire, redaction, the recording store
     ("replaygate.github",),  # the action's channels: annotations, summary, outputs, API
+    ("replaygate.options",),  # what the commands share: options, loading named, reports out
     ("replaygate.commands",),  # one module per CLI command
     ("replaygate.cli",),  # the thin main
 )
 RELATIVE = "<relative>"
-# helpers of commands, not commands
-SHARED_COMMAND_MODULES = {"replaygate.commands.options", "replaygate.commands.output"}
 
 
 def layer_of(module: str) -> int:
@@ -102,7 +101,6 @@ def violations(importer: str, source: str) -> list[str]:
         sibling_command = (
             importer.startswith("replaygate.commands.")
             and target.startswith("replaygate.commands.")
-            and target not in SHARED_COMMAND_MODULES
             and target != importer
         )
         if sibling_command:
@@ -134,7 +132,7 @@ def test_the_check_sees_an_upward_import() -> None:
 def test_the_check_sees_a_command_importing_another() -> None:
     source = (
         "from replaygate.commands.merge import main\n"
-        "from replaygate.commands.options import finish\n"
+        "from replaygate.options.reports import finish\n"
     )
     assert violations("replaygate.commands.baseline", source) == [
         "replaygate.commands.baseline:1 imports another command's module replaygate.commands.merge"

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from replaygate.commands.options import add_case_targets
 from replaygate.core.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
+from replaygate.options.inputs import add_case_targets
 
 
 def add_parser(sub: Any) -> None:

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from replaygate.commands.options import add_report_options, finish
-from replaygate.commands.output import stdout_report
+from replaygate.options.output import stdout_report
+from replaygate.options.reports import add_report_options, finish
 
 
 def add_parser(sub: Any) -> None:

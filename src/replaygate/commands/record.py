@@ -15,14 +15,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from replaygate.commands.options import (
+from replaygate.core.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK, exit_on_signal
+from replaygate.options.inputs import (
     add_case_targets,
-    job_count,
     provider_option,
     provider_setup,
     refuse_untrusted_event,
 )
-from replaygate.core.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK, exit_on_signal
+from replaygate.options.values import job_count
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 

@@ -12,18 +12,17 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from replaygate.commands.options import (
+from replaygate.core.errors import UsageError
+from replaygate.options.inputs import (
     add_peer_options,
-    add_report_options,
-    finish,
-    job_count,
     load_named,
     provider_option,
     provider_setup,
     refuse_untrusted_event,
 )
-from replaygate.commands.output import stdout_report
-from replaygate.core.errors import UsageError
+from replaygate.options.output import stdout_report
+from replaygate.options.reports import add_report_options, finish
+from replaygate.options.values import job_count
 
 if TYPE_CHECKING:
     from replaygate.core.model import RunResult
@@ -199,9 +198,9 @@ def _run_cached(args: argparse.Namespace, shard: Shard | None) -> tuple[Loaded, 
 
 def _run_live(args: argparse.Namespace, loaded: Any, select: Any) -> Any:
     """Live mode: the same contracts judged on fresh answers; no recording is written."""
-    from replaygate.commands.options import progress_bar
     from replaygate.engine.runner import run_packs
     from replaygate.loading.selection import Selected
+    from replaygate.options.inputs import progress_bar
     from replaygate.providers.live import fetch_all
 
     refuse_untrusted_event(os.environ)

@@ -7,9 +7,9 @@ import os
 import sys
 from typing import Any
 
-from replaygate.commands.options import add_peer_options, load_named
-from replaygate.commands.output import add_color_option, wants_color
 from replaygate.core.errors import EXIT_CONFIG, EXIT_OK
+from replaygate.options.inputs import add_peer_options, load_named
+from replaygate.options.output import add_color_option, wants_color
 
 
 def add_parser(sub: Any) -> None:
