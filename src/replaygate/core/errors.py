@@ -10,13 +10,13 @@ EXIT_FAILED = 1  # a case failed or errored
 EXIT_CONFIG = 2  # no pack found, or a pack, contract or option could not be loaded
 EXIT_BUG = 3  # an internal error: a bug in replaygate
 EXIT_USAGE = 4  # an unknown option or a bad option value (pytest's code)
-EXIT_SIGNALLED = 128  # plus the signal's number: how a shell reports a run a signal stopped
-EXIT_CANCELLED = EXIT_SIGNALLED + 2  # 130: stopped by SIGINT (Ctrl-C), or cancelled
+SIGNAL_BASE = 128  # plus the signal's number: how a shell reports a run a signal stopped
+EXIT_CANCELLED = SIGNAL_BASE + 2  # 130: stopped by SIGINT (Ctrl-C), or cancelled
 
 
 def exit_on_signal(signum: int) -> int:
     """The exit code of a run the signal ``signum`` stopped: 130 for SIGINT, 143 for SIGTERM."""
-    return EXIT_SIGNALLED + signum
+    return SIGNAL_BASE + signum
 
 
 def cannot_write(path: object, exc: OSError) -> str:

@@ -4,34 +4,25 @@ fixture and recording format. Shape and types, nothing else.
 Extra keys are refused and types are strict (YAML's ``yes`` is not a string,
 ``"true"`` is not a boolean). Loading turns validation errors into one-line
 problems located by line (model_errors.py); compiling into evaluable contracts lives in
-contract.py. Each model is built with ``record(...)`` (records.py).
+contract.py. Each model is declared once, by its annotations: ``@record`` derives its schema
+(records.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 # `Model`, `Record` and `validation_errors` are re-exported for loading/pack.py, which the
 # run-path rewrite owns: it should import them from records.py and model_errors.py
 from replaygate.loading.model_errors import validation_errors as validation_errors
 from replaygate.loading.model_errors import version_problem
+from replaygate.loading.records import EMPTY, Bounds, Check, record
 from replaygate.loading.records import Model as Model
 from replaygate.loading.records import Record as Record
-from replaygate.loading.records import (
-    boolean,
-    checked,
-    list_of,
-    mapping,
-    nested,
-    number,
-    one_of,
-    optional,
-    record,
-    text,
-    whole,
-)
+
+Named = Annotated[str, Bounds(min_length=1)]  # a text that must not be empty
 
 
 class PackSchemaVersion(StrEnum):
@@ -56,161 +47,107 @@ def _known(versions: type[StrEnum]) -> Callable[[str], str]:
     return check
 
 
-@record(
-    contracts_dir=optional(text()),
-    golden_dir=optional(text()),
-    negative_golden_dir=optional(text()),
-)
+@record
 class PackPaths(Record):
-    contracts_dir: str | None
-    golden_dir: str | None
-    negative_golden_dir: str | None
+    contracts_dir: str | None = None
+    golden_dir: str | None = None
+    negative_golden_dir: str | None = None
 
 
-@record(max_age_days=whole(gt=0).or_default(90))
+@record
 class RecordingsSettings(Record):
-    max_age_days: int
+    max_age_days: Annotated[int, Bounds(gt=0)] = 90
 
 
-@record(
-    pack_id=text(min_length=1),
-    name=optional(text()),
-    version=optional(text()),
-    schema_version=optional(checked(text(), _known(PackSchemaVersion))),
-    provider=optional(text()),
-    default_model=optional(text()),
-    paths=optional(nested(PackPaths)),
-    contracts=optional(list_of(text())),
-    recordings=optional(nested(RecordingsSettings)),
-    redact=optional(list_of(text())),  # JSONPaths into recorded responses
-)
+@record
 class PackModel(Record):
-    pack_id: str
-    name: str | None
-    version: str | None
-    schema_version: str | None
-    provider: str | None
-    default_model: str | None
-    paths: PackPaths | None
-    contracts: list[str] | None
-    recordings: RecordingsSettings | None
-    redact: list[str] | None
+    pack_id: Named
+    name: str | None = None
+    version: str | None = None
+    schema_version: Annotated[str, Check(_known(PackSchemaVersion))] | None = None
+    provider: str | None = None
+    default_model: str | None = None
+    paths: PackPaths | None = None
+    contracts: list[str] | None = None
+    recordings: RecordingsSettings | None = None
+    redact: list[str] | None = None  # JSONPaths into recorded responses
 
 
-@record(name=text(min_length=1), argument_invariants=list_of(mapping()).or_empty())
+@record
 class ExpectedCallModel(Record):
-    name: str
-    argument_invariants: list[dict[str, Any]]
+    name: Named
+    argument_invariants: list[dict[str, Any]] = EMPTY
 
 
-@record(
-    output_invariants=list_of(mapping()).or_empty(),
-    input_invariants=list_of(mapping()).or_empty(),
-)
+@record
 class AssertionsModel(Record):
-    output_invariants: list[dict[str, Any]]
-    input_invariants: list[dict[str, Any]]
+    output_invariants: list[dict[str, Any]] = EMPTY
+    input_invariants: list[dict[str, Any]] = EMPTY
 
 
-@record(
-    id=text(min_length=1),
-    input_ref=text(min_length=1),
-    expect_ok=boolean(),
-    expected_error=optional(text()),
-    provider_modes=optional(list_of(text())),
-)
+@record
 class GoldenCaseModel(Record):
-    id: str
-    input_ref: str
+    id: Named
+    input_ref: Named
     expect_ok: bool
-    expected_error: str | None
-    provider_modes: list[str] | None
+    expected_error: str | None = None
+    provider_modes: list[str] | None = None
 
 
-@record(total_ms=whole(gt=0).or_default(30000), connect_ms=whole(gt=0).or_default(10000))
+@record
 class TimeoutsModel(Record):
-    total_ms: int
-    connect_ms: int
+    total_ms: Annotated[int, Bounds(gt=0)] = 30000
+    connect_ms: Annotated[int, Bounds(gt=0)] = 10000
 
 
-@record(
-    max_attempts=whole(ge=0).or_default(0),
-    retry_on=list_of(text()).or_empty(),
-    backoff_ms=whole(ge=0).or_default(500),
-)
+@record
 class RetriesModel(Record):
-    max_attempts: int
-    retry_on: list[str]
-    backoff_ms: int
+    max_attempts: Annotated[int, Bounds(ge=0)] = 0
+    retry_on: list[str] = EMPTY
+    backoff_ms: Annotated[int, Bounds(ge=0)] = 500
 
 
-@record(
-    respect_retry_after=boolean().or_default(True),
-    max_sleep_seconds=number(ge=0).or_default(60),
-)
+@record
 class On429Model(Record):
-    respect_retry_after: bool
-    max_sleep_seconds: float
+    respect_retry_after: bool = True
+    max_sleep_seconds: Annotated[float, Bounds(ge=0)] = 60
 
 
-@record(on_429=optional(nested(On429Model)))
+@record
 class RateLimitsModel(Record):
-    on_429: On429Model | None
+    on_429: On429Model | None = None
 
 
-@record(
-    tool=text(min_length=1),
-    expect_tools=optional(list_of(text())),
-    tool_order=one_of("any", "strict").or_default("any"),
-    tool_call_match_mode=one_of("lenient", "strict").or_default("lenient"),
-    pass_threshold=number(ge=0.0, le=1.0).or_default(1.0),
-    expected_tool_calls=optional(list_of(nested(ExpectedCallModel))),
-    assertions=optional(nested(AssertionsModel)),
-    golden_cases=list_of(nested(GoldenCaseModel), min_length=1),
-    timeouts=optional(nested(TimeoutsModel)),
-    retries=optional(nested(RetriesModel)),
-    rate_limits=optional(nested(RateLimitsModel)),
-    allowed_errors=list_of(text()).or_empty(),
-    trace_assertions=optional(list_of(mapping())),
-)
+@record
 class ContractModel(Record):
-    tool: str
-    expect_tools: list[str] | None
-    tool_order: Literal["any", "strict"]
-    tool_call_match_mode: Literal["lenient", "strict"]
-    pass_threshold: float
-    expected_tool_calls: list[ExpectedCallModel] | None
-    assertions: AssertionsModel | None
-    golden_cases: list[GoldenCaseModel]
-    timeouts: TimeoutsModel | None
-    retries: RetriesModel | None
-    rate_limits: RateLimitsModel | None
-    allowed_errors: list[str]
-    trace_assertions: list[dict[str, Any]] | None
+    tool: Named
+    expect_tools: list[str] | None = None
+    tool_order: Literal["any", "strict"] = "any"
+    tool_call_match_mode: Literal["lenient", "strict"] = "lenient"
+    pass_threshold: Annotated[float, Bounds(ge=0.0, le=1.0)] = 1.0
+    expected_tool_calls: list[ExpectedCallModel] | None = None
+    assertions: AssertionsModel | None = None
+    golden_cases: Annotated[list[GoldenCaseModel], Bounds(min_length=1)]
+    timeouts: TimeoutsModel | None = None
+    retries: RetriesModel | None = None
+    rate_limits: RateLimitsModel | None = None
+    allowed_errors: list[str] = EMPTY
+    trace_assertions: list[dict[str, Any]] | None = None
 
 
-@record(
-    contract_path=text(min_length=1),
-    reason_code=text(min_length=1),
-    owner=text(min_length=1),
-    expiry_date=text(min_length=1),
-    rationale=text(min_length=1),
-)
+@record
 class AllowlistEntryModel(Record):
-    contract_path: str
-    reason_code: str
-    owner: str
-    expiry_date: str
-    rationale: str
+    contract_path: Named
+    reason_code: Named
+    owner: Named
+    expiry_date: Named
+    rationale: Named
 
 
-@record(
-    version=checked(text(), _known(AllowlistVersion)),
-    entries=list_of(nested(AllowlistEntryModel)).or_empty(),
-)
+@record
 class AllowlistModel(Record):
-    version: str
-    entries: list[AllowlistEntryModel]
+    version: Annotated[str, Check(_known(AllowlistVersion))]
+    entries: list[AllowlistEntryModel] = EMPTY
 
 
 # The fixture and recording format (docs/contracts.md), object by object: the keys each object

@@ -11,51 +11,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic_core import ValidationError
-from pydantic_core import core_schema as cs
 
 from replaygate.core.errors import PackError
 from replaygate.loading.identity import describe_changes, request_identity
 from replaygate.loading.model_errors import validation_errors
-from replaygate.loading.records import (
-    Key,
-    Record,
-    anything,
-    boolean,
-    mapping,
-    nested,
-    nullable,
-    one_of,
-    optional,
-    record,
-    text,
-    whole,
-)
+from replaygate.loading.records import Bounds, Check, Record, record
 
 RECORDING_VERSION = 1
-_HASH = r"^sha256:[0-9a-f]{64}$"
+Hash = Annotated[str, Bounds(pattern=r"^sha256:[0-9a-f]{64}$")]
 
 
-@record(
-    request_hash=text(pattern=_HASH),
-    messages_hash=text(pattern=_HASH),
-    tool_schema_hash=text(pattern=_HASH),
-    system_prompt_hash=nullable(text(pattern=_HASH)),
-    model=text(),
-    settings=mapping(),
-)
+@record
 class IdentityModel(Record):
-    request_hash: str
-    messages_hash: str
-    tool_schema_hash: str
-    system_prompt_hash: str | None
+    request_hash: Hash
+    messages_hash: Hash
+    tool_schema_hash: Hash
+    system_prompt_hash: Hash | None
     model: str
     settings: dict[str, Any]
 
 
-@record(status=whole(), body=anything())
+@record
 class RawModel(Record):
     status: int
     body: Any
@@ -68,38 +47,21 @@ def _written_as_text(value: Any) -> Any:
     return value
 
 
-# a date and time in any of the forms pydantic reads from text (ISO 8601, RFC 3339)
-_RECORDED_AT = Key(
-    cs.no_info_before_validator_function(_written_as_text, cs.datetime_schema(strict=False))
-)
-
-
-@record(
-    recording_version=one_of(1),
-    replaygate_version=text(),
-    recorded_at=_RECORDED_AT,
-    # the providers' names (providers/wire.py, a layer above: a test holds them equal)
-    provider=one_of("openai", "openai-responses", "anthropic", "openai-compatible"),
-    model=text(min_length=1),
-    identity=nested(IdentityModel),
-    response=mapping(),
-    raw=nested(RawModel),
-    model_override=boolean().or_default(False),
-    base_url=optional(text(min_length=1)),
-    api_version=optional(text(min_length=1)),
-)
+@record
 class RecordingModel(Record):
     recording_version: Literal[1]
     replaygate_version: str
-    recorded_at: datetime
+    recorded_at: Annotated[datetime, Check(_written_as_text, before=True)]
+    # the providers' names (providers/wire.py, a layer above: a test holds them equal)
     provider: Literal["openai", "openai-responses", "anthropic", "openai-compatible"]
-    model: str
+    model: Annotated[str, Bounds(min_length=1)]
     identity: IdentityModel
     response: dict[str, Any]
     raw: RawModel
-    model_override: bool
-    base_url: str | None
-    api_version: str | None  # the API version the request named (anthropic-version)
+    model_override: bool = False
+    base_url: Annotated[str, Bounds(min_length=1)] | None = None
+    # the API version the request named (anthropic-version)
+    api_version: Annotated[str, Bounds(min_length=1)] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,12 +1,26 @@
 """The machinery of our files' models: plain classes whose instances pydantic-core builds
-from a schema declared beside them with ``record(...)`` and the key helpers below."""
+from a schema derived from their annotations by ``@record``."""
 
 from __future__ import annotations
 
-import dataclasses
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar, cast
+from datetime import datetime
+from types import UnionType
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    Self,
+    TypeVar,
+    Union,
+    cast,
+    get_args,
+    get_origin,
+)
 
 from pydantic_core import PydanticUndefined, SchemaValidator
 from pydantic_core import core_schema as cs
@@ -15,12 +29,12 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 
-# Each model is a plain class whose instances pydantic-core builds from a schema declared
-# beside it (`record`), the schema pydantic itself would generate from such a model
-# (tests/test_model_schemas.py compares the two on generated documents). Declaring the
-# schema ourselves skips pydantic's Python layer: building these models with it cost about
-# a quarter of the action's start-up (pydantic's import, schema generation, its plugin
-# lookup through importlib.metadata).
+# Each model is a plain class whose instances pydantic-core builds from a schema derived from
+# its annotations (`record`): the schema pydantic itself would generate from them
+# (tests/test_model_schemas.py builds pydantic's models from the same annotations and compares
+# the two on generated documents). Deriving it takes about a millisecond at import; pydantic's
+# Python layer cost about a quarter of the action's start-up (its import, schema generation,
+# its plugin lookup through importlib.metadata).
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +47,6 @@ class Key:
     in_list: bool = False
     default: Any = PydanticUndefined
     factory: Callable[[], Any] | None = None
-
-    def or_default(self, default: Any = None) -> Key:
-        return dataclasses.replace(self, default=default)
-
-    def or_empty(self) -> Key:
-        return dataclasses.replace(self, factory=list)
 
     @property
     def required(self) -> bool:
@@ -110,70 +118,97 @@ def _restored(cls: type[R], fields: dict[str, Any]) -> R:
 _CONFIG = cs.CoreConfig(extra_fields_behavior="forbid", strict=True)
 
 
-def record(**keys: Key) -> Callable[[type[R]], type[R]]:
-    """Declare a model's keys, in the order of its annotations (which say their types)."""
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """A key's bounds, as ``Annotated`` metadata: ``Annotated[str, Bounds(min_length=1)]``."""
 
-    def declare(cls: type[R]) -> type[R]:
-        if list(keys) != list(cls.__annotations__):
-            raise TypeError(f"{cls.__name__}: the keys declared differ from the annotations")
-        cls.__keys__ = keys
-        fields = cs.model_fields_schema(
-            {name: key.field() for name, key in keys.items()}, extra_behavior="forbid"
-        )
-        cls.__schema__ = cs.model_schema(cls, fields, config=_CONFIG)
-        return cls
-
-    return declare
+    min_length: int | None = None  # of a text or a list
+    pattern: str | None = None
+    gt: int | None = None
+    ge: float | None = None
+    le: float | None = None
 
 
-def text(*, min_length: int | None = None, pattern: str | None = None) -> Key:
-    return Key(cs.str_schema(min_length=min_length, pattern=pattern))
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A check of a key's value, as ``Annotated`` metadata, run after the type's own (or,
+    ``before``, ahead of it); it raises ValueError with the message."""
+
+    check: Callable[[Any], Any]
+    before: bool = False
 
 
-def whole(*, gt: int | None = None, ge: int | None = None) -> Key:
-    return Key(cs.int_schema(gt=gt, ge=ge))
+class _Empty:
+    def __repr__(self) -> str:
+        return "EMPTY"
 
 
-def number(*, ge: float | None = None, le: float | None = None) -> Key:
-    return Key(cs.float_schema(ge=ge, le=le))
+EMPTY: Any = _Empty()  # a list key's default: a new empty list each time
 
 
-def boolean() -> Key:
-    return Key(cs.bool_schema())
+def record(cls: type[R]) -> type[R]:
+    """Declare a model: its keys, their types, bounds, checks and defaults are its annotations
+    and class attributes, from which pydantic-core's schema is derived as pydantic would."""
+    keys: dict[str, Key] = {}
+    # the class's own annotations, read in its module's names (they are text there)
+    for name, annotation in inspect.get_annotations(cls, eval_str=True).items():
+        schema, inner, in_list = _schema(annotation)
+        default = cls.__dict__.get(name, PydanticUndefined)
+        factory = list if default is EMPTY else None
+        keys[name] = Key(schema, inner, in_list, PydanticUndefined if factory else default, factory)
+    cls.__keys__ = keys
+    fields = {name: key.field() for name, key in keys.items()}
+    cls.__schema__ = cs.model_schema(
+        cls, cs.model_fields_schema(fields, extra_behavior="forbid"), config=_CONFIG
+    )
+    return cls
 
 
-def anything() -> Key:
-    return Key(cs.any_schema())
+Derived = tuple[cs.CoreSchema, type[Record] | None, bool]  # the schema, the model, in a list
 
 
-def one_of(*values: Any) -> Key:
-    return Key(cs.literal_schema(list(values)))
+def _schema(annotation: Any) -> Derived:
+    """The schema of an annotation, the model it holds and whether that is in a list."""
+    bounds = Bounds()
+    checks: tuple[Check, ...] = ()
+    if get_origin(annotation) is Annotated:
+        annotation, *metadata = get_args(annotation)
+        bounds = next((item for item in metadata if isinstance(item, Bounds)), bounds)
+        checks = tuple(item for item in metadata if isinstance(item, Check))
+    schema, inner, in_list = _plain(annotation, bounds)
+    for each in checks:
+        if each.before:
+            schema = cs.no_info_before_validator_function(each.check, schema)
+        else:
+            schema = cs.no_info_after_validator_function(each.check, schema)
+    return schema, inner, in_list
 
 
-def mapping() -> Key:
-    """A mapping with string keys and any values."""
-    return Key(cs.dict_schema(cs.str_schema(), cs.any_schema()))
+_SCALARS: dict[Any, Callable[[Bounds], cs.CoreSchema]] = {
+    str: lambda b: cs.str_schema(min_length=b.min_length, pattern=b.pattern),
+    int: lambda b: cs.int_schema(gt=b.gt, ge=None if b.ge is None else int(b.ge)),
+    float: lambda b: cs.float_schema(ge=b.ge, le=b.le),
+    bool: lambda b: cs.bool_schema(),
+    Any: lambda b: cs.any_schema(),
+    # any of the forms pydantic reads from text (ISO 8601, RFC 3339)
+    datetime: lambda b: cs.datetime_schema(strict=False),
+}
 
 
-def list_of(item: Key, *, min_length: int | None = None) -> Key:
-    schema = cs.list_schema(item.schema, min_length=min_length)
-    return Key(schema, item.inner, in_list=item.inner is not None)
-
-
-def nullable(key: Key) -> Key:
-    """``key``'s value or null."""
-    return Key(cs.nullable_schema(key.schema), key.inner, key.in_list)
-
-
-def optional(key: Key) -> Key:
-    """``key``'s value or null, null when left out."""
-    return nullable(key).or_default(None)
-
-
-def nested(model: type[Record]) -> Key:
-    return Key(model.__schema__, model)
-
-
-def checked(key: Key, check: Callable[[Any], Any]) -> Key:
-    """``key``'s value, then ``check`` (which raises ValueError with the message)."""
-    return dataclasses.replace(key, schema=cs.no_info_after_validator_function(check, key.schema))
+def _plain(annotation: Any, bounds: Bounds) -> Derived:
+    origin, args = get_origin(annotation), get_args(annotation)
+    if annotation in _SCALARS:
+        return _SCALARS[annotation](bounds), None, False
+    if origin is list:
+        item, inner, _ = _schema(args[0])
+        return cs.list_schema(item, min_length=bounds.min_length), inner, inner is not None
+    if origin is dict and args == (str, Any):
+        return cs.dict_schema(cs.str_schema(), cs.any_schema()), None, False
+    if origin is Literal:
+        return cs.literal_schema(list(args)), None, False
+    if origin in (Union, UnionType) and len(args) == 2 and args[1] is type(None):
+        schema, inner, in_list = _schema(args[0])
+        return cs.nullable_schema(schema), inner, in_list
+    if isinstance(annotation, type) and issubclass(annotation, Record):
+        return annotation.__schema__, annotation, False
+    raise TypeError(f"{annotation!r} is not a type a model's key can have")
