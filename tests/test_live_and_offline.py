@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from fake_providers import KEY, FakeProvider, Reply, error_body
-from packbuilder import fixture, make_pack
+from packbuilder import fixture, make_pack, request_only
 from replaygate.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,13 +45,9 @@ golden_cases:
 
 
 def _pack(tmp_path: Path) -> Path:
-    data = fixture()
-    del data["response"]
-    data["request"]["max_tokens"] = 50
     bad = fixture([{"name": "get_time", "arguments": {}}])
-    return make_pack(
-        tmp_path, contract=CONTRACT, fixtures={"ok.json": data, "negative/bad.json": bad}
-    )
+    fixtures = {"ok.json": request_only(max_tokens=50), "negative/bad.json": bad}
+    return make_pack(tmp_path, contract=CONTRACT, fixtures=fixtures)
 
 
 def _tree(root: Path) -> dict[str, str]:

@@ -18,7 +18,7 @@ import jsonschema
 import pytest
 
 from fake_providers import BODIES, KEY, FakeProvider, Reply, error_body
-from packbuilder import fixture, make_pack
+from packbuilder import fixture, make_pack, request_only
 from replaygate.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,11 +62,7 @@ golden_cases:
 
 
 def _request_only(content: str = "weather in Bern?") -> dict[str, Any]:
-    data = fixture()
-    del data["response"]
-    data["request"]["messages"][0]["content"] = content
-    data["request"]["max_tokens"] = 100
-    return data
+    return request_only(content, max_tokens=100)
 
 
 def _pack(tmp_path: Path) -> Path:
