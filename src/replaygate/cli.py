@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from replaygate import __version__
 from replaygate.core.errors import EXIT_BUG, ReplayGateError, UsageError
 
-COMMANDS = ("run", "validate", "merge", "baseline", "infer", "hash", "record")
+COMMANDS = ("run", "validate", "merge", "baseline", "infer", "hash", "record", "observe")
 
 DESCRIPTION = """\
 Check recorded LLM tool calls against the YAML contracts of ReplayCI packs,
