@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from capture_pack import empty_pack
 from sdk_calls import ENV_SECRET
 from streaming_upstream import StreamingUpstream
 
@@ -15,16 +16,6 @@ from fake_providers import KEY
 from replaygate.capture.core import Capture, open_pack
 from replaygate.capture.proxy import ObserveServer, Upstream
 from replaygate.providers.names import ProviderName
-
-
-def empty_pack(root: Path) -> Path:
-    """A repository with one pack and no contract yet: what a team starts observing into."""
-    (root / ".git").mkdir(parents=True, exist_ok=True)
-    pack = root / "packs" / "p"
-    (pack / "contracts").mkdir(parents=True)
-    (pack / "golden").mkdir()
-    (pack / "pack.yaml").write_text("pack_id: p\n")
-    return pack
 
 
 @dataclass
