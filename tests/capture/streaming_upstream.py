@@ -184,8 +184,11 @@ class StreamingUpstream(FakeProvider):
                 raw = self.rfile.read(length)
                 body = json.loads(raw) if raw else None
                 if not (isinstance(body, dict) and body.get("stream") is True) or fake.script:
-                    self.rfile = _Replay(raw, self.rfile)  # type: ignore[assignment]
-                    return super().do_POST()
+                    socket_file, self.rfile = self.rfile, _Replay(raw)  # type: ignore[assignment]
+                    try:
+                        return super().do_POST()
+                    finally:
+                        self.rfile = socket_file  # the next request on this connection
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 with fake.lock:
                     fake.seen.append(Seen(self.path, headers, body, time.monotonic()))
@@ -207,14 +210,11 @@ class StreamingUpstream(FakeProvider):
 
 
 class _Replay:
-    """The request body read again by FakeProvider's own handler."""
+    """The request body, read again by FakeProvider's own handler."""
 
-    def __init__(self, data: bytes, rest: Any) -> None:
-        self._data, self._rest = data, rest
+    def __init__(self, data: bytes) -> None:
+        self._data = data
 
     def read(self, size: int = -1) -> bytes:
         data, self._data = self._data, b""
         return data
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._rest, name)

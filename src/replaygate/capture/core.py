@@ -12,7 +12,7 @@ import json
 import re
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -39,6 +39,7 @@ from replaygate.report.files import write_atomic
 OBSERVED = "observed"  # the folder under golden/ and recordings/ that observe writes
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")
 _HASH_LENGTH = 12
+_SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
 
 
 class Outcome(StrEnum):
@@ -66,6 +67,16 @@ class Tally:
     counts: Counter[Outcome] = field(default_factory=Counter)
     tools: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
+
+
+def credentials(headers: Iterable[tuple[str, str]]) -> list[str]:
+    """The app's credentials in its request headers (a bearer token, an API key): redacted
+    wherever they appear, never written."""
+    found = []
+    for name, value in headers:
+        if name.lower() in _SECRET_HEADERS:
+            found += [value, value.split(" ", 1)[-1]]
+    return found
 
 
 def open_pack(directory: Path, cwd: Path) -> Pack:
@@ -111,16 +122,18 @@ class Capture:
             ValueError,
             ReplayGateError,
         ) as exc:
-            outcome, tool = Outcome.PASSED, ""
-            self._note(f"{exchange.path}: not recorded: {exc}")
+            self.passed(f"{exchange.path}: not recorded: {exc}")
+            return Outcome.PASSED
         with self._lock:
             self.tally.counts[outcome] += 1
             if outcome is Outcome.CAPTURED:
                 self.tally.tools[tool] += 1
         return outcome
 
-    def _note(self, text: str) -> None:
+    def passed(self, text: str) -> None:
+        """An exchange not recorded, and why (for the summary)."""
         with self._lock:
+            self.tally.counts[Outcome.PASSED] += 1
             self.tally.notes.append(text)
 
     def _take(self, exchange: Exchange) -> tuple[Outcome, str]:

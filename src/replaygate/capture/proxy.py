@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from replaygate.capture.core import Capture, Exchange
+from replaygate.capture.core import Capture, Exchange, credentials
 
 # Hop-by-hop headers (RFC 9110 7.6.1) and the ones the proxy sets itself.
 _NOT_FORWARDED = frozenset(
@@ -39,7 +39,6 @@ _NOT_FORWARDED = frozenset(
         "accept-encoding",
     }
 )
-_SECRET_HEADERS = ("authorization", "x-api-key", "api-key")
 _CHUNK = 65536
 UPSTREAM_TIMEOUT = 600.0  # seconds without a byte from the upstream: a model may think long
 
@@ -65,15 +64,6 @@ class Upstream:
                 self.host, self.port, timeout=UPSTREAM_TIMEOUT, context=context
             )
         return http.client.HTTPConnection(self.host, self.port, timeout=UPSTREAM_TIMEOUT)
-
-
-def secrets_of(headers: Any) -> list[str]:
-    """The credentials in the app's headers (a bearer token, an API key): never written."""
-    found = []
-    for name in _SECRET_HEADERS:
-        for value in headers.get_all(name) or []:
-            found += [value, value.split(" ", 1)[-1]]
-    return found
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -116,7 +106,7 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             connection.close()
         if recorded:
-            secrets = secrets_of(self.headers)
+            secrets = credentials(self.headers.items())
             capture.take(Exchange(self.path, body, answer.status, received, secrets))
 
     def _upstream(

@@ -143,6 +143,21 @@ ASSEMBLERS: dict[ProviderName, Callable[[bytes], dict[str, Any]]] = {
 }
 
 
+# The event that ends each provider's stream: an SDK may stop reading there, before the
+# stream's last bytes, and the answer is whole all the same.
+_LAST = {
+    ProviderName.OPENAI: b"data: [DONE]",
+    ProviderName.OPENAI_COMPATIBLE: b"data: [DONE]",
+    ProviderName.OPENAI_RESPONSES: b'"response.completed"',
+    ProviderName.ANTHROPIC: b'"message_stop"',
+}
+
+
+def ended(provider: ProviderName, stream: bytes) -> bool:
+    """Whether the stream holds its provider's last event."""
+    return _LAST[provider] in stream
+
+
 def assembled(provider: ProviderName, stream: bytes) -> dict[str, Any]:
     """The whole body the stream carried. Raises MalformedResponse."""
     return ASSEMBLERS[provider](stream)
