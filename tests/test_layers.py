@@ -25,7 +25,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("replaygate.results",),  # baseline, shards, merge: results combined and filtered
     ("replaygate.report",),  # renderers: text, JSON, JUnit, markdown
     ("replaygate.providers",),  # providers on the wire, redaction, the recording store
-    ("replaygate.capture",),  # the observe proxy and the Python hook, on one recording core
+    # the observe proxy and the Python hook, on one recording core; check_response
+    ("replaygate.capture", "replaygate.check"),
     ("replaygate.github",),  # the action's channels: annotations, summary, outputs, API
     ("replaygate.commands",),  # one module per CLI command
     ("replaygate.cli",),  # the thin main
