@@ -40,24 +40,26 @@ class CheckResult:
     failures: tuple[Failure, ...]
 
 
-_contracts: dict[Path, tuple[tuple[int, int], Contract]] = {}
+_contracts: dict[str, tuple[tuple[int, int], Contract]] = {}
 _lock = threading.Lock()
 
 
 def _contract(path: Path) -> Contract:
-    """The compiled contract, read again only when the file has changed."""
-    resolved = path.resolve()
-    stat = os.stat(resolved)
+    """The compiled contract, read again only when the file has changed (the absolute path
+    is the key: resolving symlinks on every call would cost a quarter of a check)."""
+    key = os.path.abspath(path)
+    stat = os.stat(key)
     stamp = (stat.st_size, stat.st_mtime_ns)
     with _lock:
-        known = _contracts.get(resolved)
+        known = _contracts.get(key)
     if known is not None and known[0] == stamp:
         return known[1]
+    resolved = Path(key).resolve()
     pack_dir = next((d for d in resolved.parents if (d / PACK_FILE).is_file()), resolved.parent)
     root = next((d for d in resolved.parents if is_repository_root(d)), pack_dir)
     contract = load_contract(resolved, pack_dir, root)
     with _lock:
-        _contracts[resolved] = (stamp, contract)
+        _contracts[key] = (stamp, contract)
     return contract
 
 
