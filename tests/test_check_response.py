@@ -161,3 +161,11 @@ def test_a_broken_contract_names_its_line(tmp_path: Path) -> None:
     pack = make_pack(tmp_path, contract="tool: [1\n", fixtures={})
     with pytest.raises(ReplayGateError, match=r"packs/p/contracts/c.yaml:\d+"):
         check_response(chat_body([]), pack / "contracts" / "c.yaml")
+
+
+def test_a_missing_contract_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ReplayGateError) as raised:
+        check_response(chat_body([]), tmp_path / "nothing.yaml")
+    assert str(raised.value).endswith(
+        "nothing.yaml: cannot read the contract: No such file or directory"
+    )

@@ -48,7 +48,10 @@ def _contract(path: Path) -> Contract:
     """The compiled contract, read again only when the file has changed (the absolute path
     is the key: resolving symlinks on every call would cost a quarter of a check)."""
     key = os.path.abspath(path)
-    stat = os.stat(key)
+    try:
+        stat = os.stat(key)
+    except OSError as exc:
+        raise ReplayGateError(f"{path}: cannot read the contract: {exc.strerror}") from None
     stamp = (stat.st_size, stat.st_mtime_ns)
     with _lock:
         known = _contracts.get(key)

@@ -162,3 +162,25 @@ def test_a_fixture_captures_while_the_tests_run(captured_openai: openai.OpenAI, 
     chat(captured_openai)
     chat(captured_openai)  # the same request: one fixture
     assert len(list((pack / "golden" / "observed").glob("*.json"))) == 1
+
+
+@pytest.mark.parametrize(
+    ("pack_name", "provider", "message"),
+    [
+        (
+            "packs/p",
+            "gemini",
+            "provider 'gemini': must be one of openai, openai-responses, anthropic, "
+            "openai-compatible",
+        ),
+        ("packs/none", "openai", "packs/none: no pack.yaml: observe writes into a pack"),
+    ],
+)
+def test_a_wrong_pack_or_provider_is_said_when_the_client_is_made(
+    pack: Path, pack_name: str, provider: str, message: str
+) -> None:
+    from replaygate.core.errors import ReplayGateError
+
+    with pytest.raises(ReplayGateError) as raised:
+        rc.http_client(pack=pack_name, provider=provider)
+    assert str(raised.value) == message

@@ -20,6 +20,7 @@ from typing import Any
 
 from replaygate.capture.core import Capture, Exchange, credentials, open_pack
 from replaygate.capture.streams import ended
+from replaygate.core.errors import ReplayGateError
 from replaygate.providers.names import ProviderName
 
 _SDK = {ProviderName.ANTHROPIC: "anthropic"}  # the others: openai
@@ -170,7 +171,11 @@ def _wrapped(library: Any, response: Any, stream: type, session: _Session) -> An
 
 
 def _capture(pack: str | os.PathLike[str], provider: str) -> Capture:
-    name = ProviderName(provider)
+    try:
+        name = ProviderName(provider)
+    except ValueError:
+        valid = ", ".join(str(name) for name in ProviderName)
+        raise ReplayGateError(f"provider {provider!r}: must be one of {valid}") from None
     return Capture(open_pack(Path(pack), Path.cwd()), name, os.environ)
 
 

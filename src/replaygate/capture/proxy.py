@@ -102,6 +102,8 @@ class _Handler(BaseHTTPRequestHandler):
                 received = self._relay(answer)
             except OSError:  # the app or the upstream went away mid-answer: nothing whole
                 self.close_connection = True
+                if recorded:
+                    capture.passed(f"{self.path}: not recorded: the answer was broken off")
                 return
         finally:
             connection.close()
