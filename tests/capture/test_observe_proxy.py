@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -212,3 +213,19 @@ def test_eight_requests_are_served_at_once(observe: Start) -> None:
     assert observed.upstream.peak == 8
     observed.settle()
     assert len(observed.fixtures()) == 8
+
+
+def test_a_bad_content_length_is_a_400_not_a_traceback(
+    observe: Start, capsys: pytest.CaptureFixture[str]
+) -> None:
+    observed = observe("openai")
+    host, port = observed.server.server_address[:2]
+    with socket.create_connection((host, port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n"
+        )
+        answer = sock.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 400 ")
+    observed.settle()
+    assert observed.upstream.seen == []
+    assert "Traceback" not in capsys.readouterr().err

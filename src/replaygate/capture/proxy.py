@@ -13,6 +13,7 @@ import http.client
 import json
 import socket
 import ssl
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from replaygate.capture.core import Capture, Exchange, credentials
+from replaygate.report.escape import terminal_safe
 
 # Hop-by-hop headers (RFC 9110 7.6.1) and the ones the proxy sets itself.
 _NOT_FORWARDED = frozenset(
@@ -85,8 +87,11 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _forward
 
     def _exchange(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
+        length = self.headers.get("Content-Length") or "0"
+        if not (length.isascii() and length.isdigit()):
+            self.send_error(400, "Content-Length is not a number")
+            return
+        body = self.rfile.read(int(length)) if int(length) else b""
         capture = self.server.capture
         recorded = self.command == "POST" and capture.records(self.path)
         connection = self.server.upstream.connect()
@@ -188,6 +193,14 @@ class ObserveServer(ThreadingHTTPServer):
         finally:
             with self._lock:
                 self._idle.pop(request, None)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line, never a traceback: a connection the app dropped is no news at all."""
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError):
+            return
+        print(terminal_safe(f"replaygate: observe: {type(error).__name__}: {error}"),
+              file=sys.stderr)  # fmt: skip
 
     def stop(self) -> None:
         """No new connection; connections waiting for their next request are closed, the
