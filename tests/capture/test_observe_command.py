@@ -140,3 +140,22 @@ def test_openai_compatible_needs_an_upstream(tmp_path: Path) -> None:
     assert done.stderr == (
         "replaygate: --upstream is needed for openai-compatible: it has no public API\n"
     )
+
+
+def test_an_address_that_is_not_loopback_gets_a_warning(
+    tmp_path: Path, upstream: StreamingUpstream
+) -> None:
+    empty_pack(tmp_path)
+    process = _start(
+        tmp_path, "packs/p", "--provider", "openai", "--listen", "0.0.0.0:0",
+        "--upstream", upstream.origin,
+    )  # fmt: skip
+    assert process.stdout is not None
+    assert process.stdout.readline().startswith("listening on http://0.0.0.0:")
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert err.splitlines()[0] == (
+        "replaygate: warning: listening on 0.0.0.0, not loopback: anyone who can reach it "
+        "can send requests through it"
+    )
+    assert process.returncode == 130
