@@ -195,7 +195,7 @@ def test_inferring_twice_gives_the_same_file(
         ("no_common_call", "the recordings have no tool call in common: nothing to infer"),
         ("broken_contract", "trip.yaml:1: a contract must be a mapping"),
         ("missing", "packs/trips/golden/trip-09.json: file not found"),
-        ("directory", "packs/trips/golden/sub: not a regular file (a directory)"),
+        ("directory", "packs/trips/golden/sub: no fixture or recording in this folder"),
         ("stale", "trip-01.json: packs/trips/recordings/trip-01.recording.json answers an older"),
         ("elsewhere", "trip.yaml: outside the pack's contracts folder packs/trips/contracts"),
         (

@@ -29,6 +29,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("replaygate.results",),  # baseline, shards, merge: results combined and filtered
     ("replaygate.report",),  # renderers: text, JSON, JUnit, markdown
     ("replaygate.providers",),  # providers on the wire, redaction, the recording store
+    # the observe proxy and the Python hook, on one recording core; check_response
+    ("replaygate.capture", "replaygate.check"),
     ("replaygate.github",),  # the action's channels: annotations, summary, outputs, API
     ("replaygate.options",),  # what the commands share: options, loading named, reports out
     ("replaygate.commands",),  # one module per CLI command

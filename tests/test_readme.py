@@ -23,6 +23,12 @@ NOT_RUN_HERE = {
     "pipx install replaygate": "installs the released package from PyPI",
     "pip install -c requirements.lock -e '.[test]'": "downloads the test dependencies",
     "python -m pytest": "it is this test suite",
+    # the quick start's flow on an app of the reader's; tests/capture runs it on a fake one
+    "replaygate observe packs/my-app --provider openai": "serves until Ctrl-C",
+    "OPENAI_BASE_URL=http://127.0.0.1:8787/v1 python my_app.py": "the reader's app",
+    "replaygate infer packs/my-app/recordings/observed -o packs/my-app/contracts/": "needs the "
+    "captures of the reader's app",
+    "replaygate run packs/my-app": "the reader's pack",
 }
 
 

@@ -17,7 +17,7 @@ from replaygate.core.errors import EXIT_BUG, EXIT_CANCELLED, ReplayGateError, Us
 if TYPE_CHECKING:
     from pathlib import Path
 
-COMMANDS = ("run", "validate", "merge", "baseline", "infer", "hash", "record")
+COMMANDS = ("run", "validate", "merge", "baseline", "infer", "hash", "record", "observe")
 
 DESCRIPTION = """\
 Check recorded LLM tool calls against the YAML contracts of ReplayCI packs,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from replaygate.core.errors import EXIT_OK, ReplayGateError
 
 if TYPE_CHECKING:
-    from replaygate.inference.learn import Inferred
+    from replaygate.inference.learn import Inferred, Sample
     from replaygate.inference.write import GoldenCase
     from replaygate.loading.packs import Pack
 
@@ -23,14 +25,15 @@ def add_parser(sub: Any) -> None:
         nargs="+",
         metavar="RECORDING",
         help="fixtures in the pack's golden directory (their sidecar recordings are used, "
-        "as in `run`)",
+        "as in `run`), or folders of fixtures or of recordings (recordings/observed)",
     )
     parser.add_argument(
         "-o",
         "--output",
         required=True,
         metavar="CONTRACT",
-        help="the contract to write, in a pack's contracts folder",
+        help="the contract to write, in a pack's contracts folder; or that folder (ending in "
+        "/), for a contract per tool named after it",
     )
     parser.add_argument(
         "--merge",
@@ -42,31 +45,51 @@ def add_parser(sub: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from replaygate.inference.learn import infer, tier
-    from replaygate.inference.samples import (
-        find_pack_file,
-        golden_cases,
-        read_samples,
-        where_run_reads,
-    )
+    from replaygate.inference.folders import by_tool, expand
+    from replaygate.inference.samples import find_pack_file, read_samples
     from replaygate.loading.pack import load_pack
     from replaygate.loading.roots import root_for
 
     output = Path(args.output)
-    pack_file = find_pack_file(output)
+    into_folder = output.is_dir() or args.output.endswith(("/", os.sep))
+    pack_file = find_pack_file(output / "contract.yaml" if into_folder else output)
     given = Path(args.root).resolve() if args.root else None
     root = root_for(pack_file.absolute(), given, Path.cwd())
     pack, problems, _ = load_pack(pack_file.absolute(), root, datetime.now(UTC))
     if pack is None:
         raise ReplayGateError(str(problems[-1]))
+    fixtures, folder = expand(pack, args.recordings)
+    samples = read_samples(pack, fixtures)
+    groups = by_tool(samples) if folder or into_folder else {"": samples}
+    if into_folder:
+        for tool, group in groups.items():
+            _infer_into(output / f"{_file_name(tool)}.yaml", pack, group, merge=args.merge)
+    elif len(groups) > 1:
+        raise ReplayGateError(
+            f"the recordings call different tools first ({', '.join(sorted(groups))}): give -o the "
+            "contracts folder to write a contract per tool"
+        )
+    else:
+        _infer_into(output, pack, next(iter(groups.values()), []), merge=args.merge)
+    return EXIT_OK
+
+
+def _file_name(tool: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", tool).strip(".") or "tool"
+
+
+def _infer_into(output: Path, pack: Pack, samples: list[Sample], *, merge: bool) -> None:
+    from replaygate.inference.learn import infer, tier
+    from replaygate.inference.samples import golden_cases, where_run_reads
+
+    if not samples:
+        raise ReplayGateError("no recording calls a tool: nothing to infer")
     where_run_reads(output, pack)
-    samples = read_samples(pack, args.recordings)
     inferred = infer(samples)
-    action = _write(output, pack, inferred, golden_cases(samples), merge=args.merge)
+    action = _write(output, pack, inferred, golden_cases(samples), merge=merge)
     count = f"{len(samples)} recording{'' if len(samples) == 1 else 's'}"
     print(f"replaygate: {action} {output} from {count} (confidence {tier(len(samples))})",
           file=sys.stderr)  # fmt: skip
-    return EXIT_OK
 
 
 def _write(
