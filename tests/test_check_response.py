@@ -169,3 +169,16 @@ def test_a_missing_contract_is_one_line(tmp_path: Path) -> None:
     assert str(raised.value).endswith(
         "nothing.yaml: cannot read the contract: No such file or directory"
     )
+
+
+def test_it_is_the_package_s_own_and_imported_only_when_asked_for() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, replaygate\n"
+        "assert 'replaygate.check' not in sys.modules\n"
+        "from replaygate.check import check_response\n"
+        "assert replaygate.check_response is check_response\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)

@@ -16,8 +16,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 # Lowest first. A module belongs to the longest prefix that names it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    # the shared vocabulary: the version, the error type, result data and its fingerprints
-    ("replaygate", "replaygate.core"),
+    # the shared vocabulary: the error type, result data and its fingerprints
+    ("replaygate.core",),
     ("replaygate.parallel",),  # the one way to use more than one process: plumbing, no judging
     ("replaygate.assertions",),  # the assertion language: values, JSONPath, the operator table
     # files -> validated, compiled packs, contracts and case inputs; other tools' files (formats)
@@ -35,6 +35,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("replaygate.options",),  # what the commands share: options, loading named, reports out
     ("replaygate.commands",),  # one module per CLI command
     ("replaygate.cli",),  # the thin main
+    # the package's face: its version (which every layer may read), check_response lazily
+    ("replaygate",),
 )
 RELATIVE = "<relative>"
 
@@ -168,7 +170,8 @@ def imported_modules(source: str, known: set[str]) -> set[str]:
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.Call) and _imported_by_name(node):
             found.add(_imported_by_name(node))
-    return found & known
+    # the package itself is imported by every module of it, whatever the import says
+    return (found - {"replaygate"}) & known
 
 
 def loops(graph: dict[str, set[str]]) -> list[list[str]]:

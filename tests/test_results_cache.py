@@ -241,7 +241,7 @@ def test_a_changed_setting_is_a_miss(
         else:
             monkeypatch.setenv(name, value)
     if "version" in setting:
-        monkeypatch.setattr("replaygate.__version__", setting["version"])
+        monkeypatch.setattr("replaygate.cache.keys.__version__", setting["version"])
     argv = setting.get("argv", [])
     counts = run(capsys, *argv, str(repo / "packs"), cache=cache)[2]
     # an unset variable makes both cases errors: judged, and never stored

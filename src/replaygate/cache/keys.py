@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-import replaygate
+from replaygate import __version__
 from replaygate.cache.store import CACHE_FORMAT, Window
 from replaygate.core.errors import PackError
 from replaygate.loading.allowlist import ALLOWLIST_FILE
@@ -159,7 +159,7 @@ def _digest(parts: Iterable[bytes]) -> bytes:
 def code_identity() -> str:
     """A digest of replaygate's version and code (a development checkout changes without a
     version bump), Python's, and the versions of the libraries that judge a case."""
-    package = Path(replaygate.__file__).parent
+    package = Path(__file__).resolve().parent.parent  # replaygate's own folder
     code = hashlib.sha256()
     for path in sorted(package.rglob("*")):
         if path.suffix in (".py", ".json") and path.is_file():
@@ -167,7 +167,7 @@ def code_identity() -> str:
             code.update(hashlib.sha256(path.read_bytes()).digest())
     installed = metadata_folders()
     versions = [f"{name}: {installed.get(_normalised(name), 'absent')}" for name in _DEPENDENCIES]
-    parts = [f"cache format {CACHE_FORMAT}", replaygate.__version__, code.hexdigest()]
+    parts = [f"cache format {CACHE_FORMAT}", __version__, code.hexdigest()]
     return _digest(p.encode() for p in [*parts, sys.version, *versions]).hex()
 
 
