@@ -103,7 +103,7 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
         scored = score_case(ctx.contract.scoring, col.failures)
         result = _judge(ctx, col.failures, code, started, observed_ok=scored.passed)
         result = replace(result, score=scored.score)
-    return replace(result, notes=source.notes) if source.notes else result
+    return replace(result, notes=source.notes, inputs=source.inputs, run_id=source.run_id)
 
 
 def excluded_by_modes(modes: tuple[str, ...] | None, mode: str) -> str | None:

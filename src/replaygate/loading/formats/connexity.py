@@ -218,7 +218,7 @@ def case_input(path: Path, root: Path) -> CaseInput | str:
     except FixtureShapeError as exc:
         line = shape_line(where, shown, exc.loc) if exc.loc else None
         return f"{shown}{'' if line is None else f':{line}'}: {exc}"
-    return CaseInput({}, {}, document, calls, shown, trace=trace)
+    return CaseInput({}, {}, document, calls, shown, trace=trace, inputs=(shown,))
 
 
 def _selected(model: TestCaseModel, options: PeerOptions) -> bool:
