@@ -127,6 +127,7 @@ def find_packs(targets: Sequence[str], cwd: Path) -> Found:
     """pack.yaml files named by targets: a pack directory, a pack.yaml, a contract file,
     or a folder searched; any of them may end in ``::CASE_ID``."""
     found = Found({}, [], {})
+    direct: set[tuple[Path, str | None]] = set()  # a pack named with a case: it must have it
     for target in targets:
         path_text, case = split_target(target)
         if case == "":
@@ -140,9 +141,13 @@ def find_packs(targets: Sequence[str], cwd: Path) -> Found:
             found.named.setdefault(real, pack_file)
             reals.append(real)
         if case is not None and len(named) > 1:  # a folder of packs
-            for real in reals:
-                found.packs[real].spread.add(case)
             found.spread.append(Spread(path_text, case, tuple(reals)))
+        else:
+            direct.update((real, case) for real in reals)
+    for spread in found.spread:
+        for real in spread.packs:
+            if (real, spread.case) not in direct:
+                found.packs[real].spread.add(spread.case)
     return found
 
 
