@@ -245,6 +245,9 @@ def test_two_runs_of_one_scenario_are_two_cases(tmp_path: Path) -> None:
     write_run(root, "b", COMPLETE)
     _, results = run(root)
     assert [case["case_id"] for case in results["cases"]] == ["synth", "synth#2"]
+    # each names the trace file it judged and the run's id
+    judged = [(case["inputs"], case["run_id"]) for case in results["cases"]]
+    assert judged == [(["runs/a.json"], COMPLETE["runId"]), (["runs/b.json"], COMPLETE["runId"])]
 
 
 @pytest.mark.parametrize(

@@ -92,7 +92,8 @@ any_of:
     equals: hotels
 """
     [(locator, line, kind, path, message)] = misses(text)
-    assert (locator, line, kind, path) == ("a[0]:any_of", 2, "value", "$.tool_calls[0].arguments")
+    # on the closest alternative's failing check (`equals: hotels`), not on `any_of:`
+    assert (locator, line, kind, path) == ("a[0]:any_of", 7, "value", "$.tool_calls[0].arguments")
     assert message == (
         "no alternative holds; closest is alternative 2 (line 6): "
         "$.q: 'flights' is not equal to 'hotels'"
@@ -128,7 +129,7 @@ contains_item:
     - contains: {name: remove}
 """
     [(locator, line, kind, _, message)] = misses(text)
-    assert (locator, line, kind) == ("a[0]:contains_item", 2, "value")
+    assert (locator, line, kind) == ("a[0]:contains_item", 4, "value")
     assert message.startswith("no item satisfies the nested assertions; closest is item 1 of 3")
     right = text.replace("name: delete", "name: search")
     assert misses(right) == []
@@ -210,7 +211,7 @@ contains_item:
     gte: 10
 """
     [(locator, line, _, _, message)] = misses(text)
-    assert (locator, line) == ("a[0]:contains_item", 2)
+    assert (locator, line) == ("a[0]:contains_item", 6)
     assert message == (
         "no item satisfies the nested assertions; closest is item 1 of 3: "
         "$.arguments.limit: 5 is less than 10"
@@ -258,7 +259,7 @@ sequence:
   - contains: {name: book, arguments: {id: F2}}
 """
     assert [m[:2] + m[4:] for m in misses(text)] == [
-        ("a[0]:sequence[0]", 3,
+        ("a[0]:sequence[0]", 4,
          "no item satisfies step 1; closest is item 1: $.name: 'search' is not equal to 'pay'"),
         ("a[0]:sequence[2]", 7,
          "no item after item 2 satisfies step 3; closest is item 3: "
@@ -290,7 +291,7 @@ all_of:
     assert misses(text) == []
     broken = text.replace("^look", "^LOOK")
     [(locator, line, _, path, message)] = misses(broken)
-    assert (locator, line, path) == ("a[0]:all_of[0]:each[0]:any_of", 6, "$.tool_calls[1].name")
+    assert (locator, line, path) == ("a[0]:all_of[0]:each[0]:any_of", 7, "$.tool_calls[1].name")
     assert message.startswith("no alternative holds; closest is alternative 1 (line 7): 'lookup'")
     assert message.endswith("(item 2 of 3)")
 
@@ -335,3 +336,40 @@ def test_a_yaml_reading_inside_a_nested_assertion_gets_its_hint() -> None:
         ("a[0]:all_of[1]:equals", 4, "value", "$.a",
          "'no' is not equal to False; the contract's `no` was read as false; quote it"),
     ]  # fmt: skip
+
+
+# --- where a composite's failure is located -----------------------------------------------
+
+
+def test_a_composite_failure_lands_on_the_deepest_failing_check_of_the_closest_branch() -> None:
+    text = """\
+path: $.tool_calls[1].arguments
+any_of:
+  - path: $.q
+    equals: trains
+    type: integer
+  - all_of:
+      - path: $.q
+        equals: hotels
+      - any_of:
+          - path: $.limit
+            lte: 10
+          - path: $.limit
+            type: string
+            lte: 5
+"""
+    [(locator, line, kind, path, message)] = misses(text)
+    # the annotation sits on `lte: 10`, the composite's locator and context stay
+    assert (locator, line, kind, path) == ("a[0]:any_of", 11, "value", "$.tool_calls[1].arguments")
+    assert message == (
+        "no alternative holds; closest is alternative 2 (line 6): "
+        "no alternative holds; closest is alternative 1 (line 10): $.limit: 50 is greater than 10"
+    )
+
+
+def test_contains_item_and_sequence_land_on_the_closest_items_failing_check() -> None:
+    contains = "path: $.tool_calls\ncontains_item:\n  - path: $.name\n    equals: search\n"
+    contains += "  - path: $.arguments.limit\n    gte: 10\n"
+    assert [m[:2] for m in misses(contains)] == [("a[0]:contains_item", 6)]
+    sequence = "path: $.tool_calls\nsequence:\n  - path: $.name\n    equals: pay\n"
+    assert [m[:2] for m in misses(sequence)] == [("a[0]:sequence[0]", 4)]

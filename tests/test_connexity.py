@@ -233,3 +233,14 @@ def test_a_transcript_symlinked_from_elsewhere_is_an_error(tmp_path: Path) -> No
     case = by_case(results)["Refund Request — Valid"]
     assert code == 1 and case["status"] == "error"
     assert "transcript 'refund.transcript.json' leaves" in case["reason"]
+
+
+def test_each_case_names_the_transcript_it_judged(tmp_path: Path) -> None:
+    _, results = run(repo(tmp_path))
+    judged = {
+        (case["contract"], tuple(case["inputs"]), case["run_id"]) for case in results["cases"]
+    }
+    assert judged == {
+        ("duct-cleaning.json", ("cases/duct-cleaning.transcript.json",), None),
+        ("refund.json", ("cases/refund.transcript.json",), None),
+    }

@@ -49,7 +49,8 @@ def test_doc_example_runs_and_prints_what_replaygate_computes() -> None:
         "contracts/incident_response.yaml",
         "incident_response_success",
         "schema_violation",
-        "expected_tool_calls[0].argument_invariants[1]:equals",
+        "expected_tool_calls[check_service_health].argument_invariants"
+        '[$.service_id equals "payment-gateway-us-east-1"]:equals',
     )
     assert printed == expected + "\n"
 

@@ -408,3 +408,13 @@ def run_again(tmp_path: Path) -> tuple[int, dict[str, Any]]:
     out = tmp_path / "results.json"
     code = main(["run", "--root", str(tmp_path), "--json", str(out), str(tmp_path / "packs")])
     return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_each_case_names_the_fixture_and_the_results_it_judged(tmp_path: Path) -> None:
+    fixture = "- title: a\n  output: ok\n- title: b\n  output: ok\n"
+    _, results = run(tmp_path, fixture, [{"output": "ok"}])
+    judged = [(case["case_id"], case["inputs"], case["run_id"]) for case in results["cases"]]
+    assert judged == [
+        ("a", ["packs/agent/isdk/t.fixture.yaml", "packs/agent/isdk/t.results.json"], None),
+        ("b", ["packs/agent/isdk/t.fixture.yaml"], None),  # no result for it: nothing else read
+    ]

@@ -60,6 +60,19 @@ def test_a_recording_of_the_current_request_is_judged(
     code, case, out = _run(tmp_path, capsys)
     assert (code, case["status"]) == (0, "passed")
     assert "warning" not in out
+    # the case names both files it judged: the fixture, and the recording it read
+    assert (case["inputs"], case["run_id"]) == (
+        ["packs/p/golden/ok.json", "packs/p/recordings/ok.recording.json"],
+        None,
+    )
+
+
+def test_a_case_judged_on_its_fixture_names_the_fixture_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_pack(tmp_path)
+    _, case, _ = _run(tmp_path, capsys)
+    assert case["inputs"] == ["packs/p/golden/ok.json"]
 
 
 @pytest.mark.parametrize(

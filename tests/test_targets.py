@@ -210,3 +210,24 @@ def test_a_replayci_yml_symlinked_out_of_reach_is_not_read(
     )
     assert err.splitlines()[-1] == f"replaygate: .replayci.yml: config file '.replayci.yml' {where}"
     assert "SECRET" not in out + err
+
+
+def test_a_case_named_after_a_folder_of_packs_needs_only_one_pack_to_have_it(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_pack(repo, "q")  # has only `ok`
+    assert cases_run(capsys, repo, "packs::second") == ["contracts/c.yaml::second"]
+    code, out, _ = run(capsys, "packs::secnd")
+    assert code == 2
+    found = [line for line in out.splitlines() if "no golden case" in line]
+    assert found == ["packs: no golden case 'secnd' in any pack here (did you mean 'second'?)"]
+
+
+def test_a_pack_named_with_the_case_must_have_it_even_when_its_folder_is_named_too(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_pack(repo, "q")
+    code, out, _ = run(capsys, "packs::second", "packs/q::second")
+    assert code == 2
+    found = [line for line in out.splitlines() if "no golden case" in line]
+    assert found == ["packs/q/pack.yaml: no golden case 'second' here"]

@@ -102,9 +102,9 @@ def test_a_result_comes_back_from_a_worker_exactly(data: st.DataObject) -> None:
 
 def test_a_plain_result_travels_as_a_tuple_of_scalars() -> None:
     ctx = a_context("p", "c.yaml", "c1", 3, 7)
-    plain = rebuild(ctx, (True, "passed", None, None, None, 0.25, None))
+    plain = rebuild(ctx, (True, "passed", None, None, None, 0.25, None, (), None))
     sent = compact(ctx, plain)
-    assert sent == (True, "passed", None, None, None, 0.25, None)
+    assert sent == (True, "passed", None, None, None, 0.25, None, (), None)
     assert compact(ctx, rebuild(ctx, sent)) == sent
     assert (plain.pack, plain.contract_file, plain.case_id, plain.line, plain.order) == (
         "p", "packs/c.yaml", "c1", 3, 7,

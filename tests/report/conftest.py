@@ -88,6 +88,8 @@ def hostile_run() -> RunResult:
         "contract_file": "packs/" + HOSTILE,
         "case_id": HOSTILE,
         "file": "packs/" + HOSTILE,
+        "inputs": ("packs/" + HOSTILE, "packs/" + HOSTILE),
+        "run_id": HOSTILE,
     }
     return run(
         case(Status.PASSED, **hostile),

@@ -59,6 +59,7 @@ def test_case_and_failure_objects(mixed: RunResult) -> None:
         "expect_ok": True, "expected_error": None, "observed_ok": False, "passed": False,
         "status": "failed", "classification": "wrong_tool", "fingerprint": "0123456789ab",
         "known": False, "reason": None, "file": "packs/demo/contracts/weather.yaml", "line": 40,
+        "inputs": ["packs/demo/golden/wrong_tool.json"], "run_id": None,
         "order": 0, "duration_s": 0.001, "score": None,
         "failures": [{
             "classification": "wrong_tool",
@@ -384,3 +385,23 @@ def test_order_round_trips_and_old_files_without_it_read_as_order_0(mixed: RunRe
         del case["order"]
     validate(json.dumps(old))
     assert {case.order for case in load_results(json.dumps(old), shown="r.json").cases} == {0}
+
+
+def test_inputs_round_trip_and_old_files_without_them_read_as_none(mixed: RunResult) -> None:
+    traced = dataclasses.replace(
+        mixed,
+        cases=(
+            dataclasses.replace(mixed.cases[0], inputs=("runs/a.json",), run_id="r-1"),
+            *mixed.cases[1:],
+        ),
+    )
+    text = render_json(traced)
+    first = validate(text)["cases"][0]
+    assert (first["inputs"], first["run_id"]) == (["runs/a.json"], "r-1")
+    assert load_results(text, shown="r.json") == traced
+    old = json.loads(text)
+    for case in old["cases"]:
+        del case["inputs"], case["run_id"]
+    validate(json.dumps(old))
+    cases = load_results(json.dumps(old), shown="r.json").cases
+    assert {(case.inputs, case.run_id) for case in cases} == {((), None)}

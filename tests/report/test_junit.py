@@ -13,7 +13,15 @@ import junit_xml
 import pytest
 import xmlschema
 
-from replaygate.core.model import CaseResult, Failure, Problem, RunResult, Status
+from replaygate.core.model import (
+    AssertionOutcome,
+    AssertionStatus,
+    CaseResult,
+    Failure,
+    Problem,
+    RunResult,
+    Status,
+)
 from replaygate.report.escape import xml_safe
 from replaygate.report.junit import PROBLEMS_SUITE, classname, junit_chunks, render_junit
 from replaygate.report.junit_family import JunitFamily
@@ -124,6 +132,7 @@ def test_failure_has_classification_message_and_details(mixed: RunResult) -> Non
     )
     assert failure.text == (
         "fingerprint: 0123456789ab\n"
+        "judged: packs/demo/golden/wrong_tool.json\n"
         "packs/demo/contracts/weather.yaml:14: "
         "expected a call to 'get_weather', but the model called lookup [wrong_tool]\n"
         '  expected: "get_weather"\n'
@@ -270,3 +279,24 @@ def test_the_report_is_byte_for_byte_the_one_elementtree_wrote(
     result: RunResult = request.getfixturevalue(name)
     expected = (GOLDEN / f"{name}_{family.value}.xml").read_bytes().decode("utf-8")
     assert render_junit(result, family=family) == expected
+
+
+def test_each_case_with_a_text_names_the_files_it_judged(
+    mixed: RunResult, make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+) -> None:
+    # a passed plain case has no text (a testcase of attributes only): JSON names its files
+    failure = find_case(parse(mixed), "rainy").find("failure")
+    assert failure is not None and failure.text is not None
+    assert failure.text.splitlines()[1] == "judged: packs/demo/golden/wrong_tool.json"
+    traced = make_case(
+        case_id="synth#2",
+        inputs=("runs/b.json",),
+        run_id="run-2",
+        score=1.0,
+        assertions=(
+            AssertionOutcome("a", "tool_called", AssertionStatus.PASSED, 1.0, None, "s.yaml", 3),
+        ),
+    )
+    out = find_case(parse(make_run(traced)), "synth#2").find("system-out")
+    assert out is not None and out.text is not None
+    assert out.text.splitlines()[0] == "judged: runs/b.json (run run-2)"

@@ -30,19 +30,21 @@ def test_mixed_report(mixed: RunResult) -> None:
         "\n"
         "### Failures (2)\n"
         "\n"
-        "| contract | case | classification | fingerprint | message |\n"
-        "| --- | --- | --- | --- | --- |\n"
+        "| contract | case | classification | fingerprint | message | judged |\n"
+        "| --- | --- | --- | --- | --- | --- |\n"
         "| ` demo/weather.yaml ` | ` rainy ` | ` wrong_tool ` | ` 0123456789ab ` | "
         "` packs/demo/contracts/weather.yaml:14: "
-        "expected a call to 'get_weather', but the model called lookup ` |\n"
+        "expected a call to 'get_weather', but the model called lookup ` | "
+        "` packs/demo/golden/wrong_tool.json ` |\n"
         "| ` demo/weather.yaml ` | ` broken ` | ` error ` |  | "
-        "` packs/demo/contracts/weather.yaml:30: fixture is not valid JSON ` |\n"
+        "` packs/demo/contracts/weather.yaml:30: fixture is not valid JSON ` |  |\n"
         "\n"
         "### Known failures, accepted by the baseline (1)\n"
         "\n"
-        "| contract | case | fingerprint |\n"
-        "| --- | --- | --- |\n"
-        "| ` demo/weather.yaml ` | ` old ` | ` fedcba987654 ` |\n"
+        "| contract | case | fingerprint | judged |\n"
+        "| --- | --- | --- | --- |\n"
+        "| ` demo/weather.yaml ` | ` old ` | ` fedcba987654 ` | "
+        "` packs/demo/golden/wrong_tool.json ` |\n"
         "\n"
         "### Skipped (3)\n"
         "\n"
@@ -94,7 +96,7 @@ def one_code_span(cell: str) -> bool:
 def test_hostile_text_cannot_break_a_table_or_inject_markup(hostile: RunResult) -> None:
     report = render_markdown(hostile)
     report.encode("utf-8")  # no lone surrogate
-    widths = {6, 5, 3}  # the pack, failures and known tables
+    widths = {6, 4}  # the pack and failures tables, the known one
     for row in table_rows(report):
         found = cells(row)
         assert len(found) in widths, row
@@ -146,7 +148,8 @@ def check_cut(report: str, max_bytes: int, failures: int) -> int:
 _ROW = re.compile(
     r"\U0001f680 ` \| ` wrong_tool ` \| ` [0-9a-f]{12} ` \| ` "
     r"packs/demo/contracts/weather.yaml:\d+: "
-    r"expected a call to 'get_weather', but the model called lookup ` \|$"
+    r"expected a call to 'get_weather', but the model called lookup ` \| "
+    r"` packs/demo/golden/wrong_tool.json ` \|$"
 )
 
 
@@ -237,11 +240,11 @@ def test_identical_failures_are_one_row_with_every_fingerprint_in_a_collapsed_se
 ) -> None:
     result = make_many(500, alike=True)
     report = render_markdown(result)
-    failure_rows = [row for row in table_rows(report) if "wrong_tool" in row]
+    failure_rows = [row for row in table_rows(report) if "| ` wrong_tool ` |" in row]
     assert failure_rows == [
         "| ` demo/weather.yaml ` | \u00d7 500 cases | ` wrong_tool ` | below | "
         "` packs/demo/contracts/weather.yaml:14: "
-        "expected a call to 'get_weather', but the model called lookup ` |"
+        "expected a call to 'get_weather', but the model called lookup ` | below |"
     ]
     assert "### Failures (500)" in report
     details = report.split("<details><summary>", 1)[1]
@@ -249,7 +252,8 @@ def test_identical_failures_are_one_row_with_every_fingerprint_in_a_collapsed_se
     assert details.endswith("\n</details>\n")
     for case in result.cases:
         assert report.count(f"| ` {case.fingerprint} ` |") == 1
-    assert len(report.encode()) < 40_000  # 500 rows with the message were 96 KB
+    # 500 rows with the message were 96 KB; each grouped row names its files (about 40 bytes)
+    assert len(report.encode()) < 60_000
 
 
 def test_a_single_failure_stays_one_plain_row_without_a_collapsed_section(
@@ -258,11 +262,12 @@ def test_a_single_failure_stays_one_plain_row_without_a_collapsed_section(
     report = render_markdown(make_run(make_case(Status.FAILED, case_id="rainy")))
     assert report.split("### Failures (1)\n", 1)[1] == (
         "\n"
-        "| contract | case | classification | fingerprint | message |\n"
-        "| --- | --- | --- | --- | --- |\n"
+        "| contract | case | classification | fingerprint | message | judged |\n"
+        "| --- | --- | --- | --- | --- | --- |\n"
         "| ` demo/weather.yaml ` | ` rainy ` | ` wrong_tool ` | ` 0123456789ab ` | "
         "` packs/demo/contracts/weather.yaml:14: "
-        "expected a call to 'get_weather', but the model called lookup ` |\n"
+        "expected a call to 'get_weather', but the model called lookup ` | "
+        "` packs/demo/golden/wrong_tool.json ` |\n"
     )
     assert "<details>" not in report
 
@@ -294,3 +299,22 @@ def test_a_cut_report_closes_its_collapsed_section_within_every_budget(
         report = render_markdown(result, max_bytes=size, files_note="results.json")
         assert len(report.encode()) <= size
         assert report.count("<details>") == report.count("</details>")
+
+
+def test_listed_cases_name_the_files_they_judged(
+    make_run: Callable[..., RunResult], make_case: Callable[..., CaseResult]
+) -> None:
+    failed = make_case(
+        Status.FAILED, case_id="a", classification="x", inputs=("packs/demo/golden/a.json",)
+    )
+    alike = [
+        make_case(Status.FAILED, case_id=f"g{i}", inputs=(f"runs/{i}.json",), run_id=f"r{i}")
+        for i in range(2)
+    ]
+    other = make_case(Status.ERROR, case_id="e", reason="boom")
+    text = render_markdown(make_run(failed, other, *alike))
+    rows = [line for line in text.splitlines() if line.startswith("| ` demo/")]
+    assert rows[0].endswith("| ` packs/demo/golden/a.json ` |")
+    assert rows[2].endswith("| below |")  # grouped: each case's files in the collapsed table
+    assert rows[3].endswith("| ` runs/0.json (run r0) ` |")
+    assert rows[4].endswith("| ` runs/1.json (run r1) ` |")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from replaygate.core.model import CaseResult, Failure, Problem, RunResult, Status
-from replaygate.report.text import render_text
+from replaygate.report.text import Verbosity, render_text
 
 
 def test_mixed_run_reads_problems_failures_skips_then_totals(mixed: RunResult) -> None:
@@ -40,6 +41,53 @@ def test_failure_uses_its_own_file_and_line_not_the_cases(
     case = make_case(Status.FAILED, failures=(first, second), fingerprint="aaaaaaaaaaaa")
     line = render_text(make_run(case)).splitlines()[0]
     assert line == "packs/p/contracts/c.yaml:7: boom [wrong_tool] (aaaaaaaaaaaa) (case sunny)"
+
+
+def test_every_failure_of_a_case_is_printed_primary_first_up_to_a_cap(
+    make_run: Callable[..., RunResult],
+    make_case: Callable[..., CaseResult],
+    make_failure: Callable[..., Failure],
+) -> None:
+    primary = make_failure(line=7, path="$.city", message="'Paris' is not equal to 'Bern'")
+    schema = make_failure(
+        classification="schema_violation", line=3, path="$.days", message="15 is greater than 14"
+    )
+    case = make_case(Status.FAILED, failures=(primary, schema), fingerprint="aaaaaaaaaaaa")
+    assert render_text(make_run(case)).splitlines()[:2] == [
+        "packs/demo/contracts/weather.yaml:7: $.city: 'Paris' is not equal to 'Bern' "
+        "[wrong_tool] (aaaaaaaaaaaa) (case sunny)",
+        "  packs/demo/contracts/weather.yaml:3: $.days: 15 is greater than 14 [schema_violation]",
+    ]
+    verbose = render_text(make_run(case), verbosity=Verbosity.VERBOSE).splitlines()
+    assert verbose[1].startswith("  packs/demo/contracts/weather.yaml:3: $.days:")
+    many = tuple(make_failure(line=index + 1, message=f"m{index}") for index in range(25))
+    lines = render_text(make_run(replace(case, failures=many))).splitlines()
+    assert lines[0].startswith("packs/demo/contracts/weather.yaml:1: m0 [wrong_tool]")
+    assert lines[1:11] == [
+        f"  packs/demo/contracts/weather.yaml:{index + 1}: m{index} [wrong_tool]"
+        for index in range(1, 11)
+    ]
+    assert lines[11:13] == [
+        "  ... and 14 more failures of this case",
+        "0 passed, 1 failed, 0 errors, 0 skipped in 0.04s",
+    ]
+
+
+def test_cases_group_only_when_all_their_failures_are_the_same(
+    make_run: Callable[..., RunResult],
+    make_case: Callable[..., CaseResult],
+    make_failure: Callable[..., Failure],
+) -> None:
+    two = (make_failure(), make_failure(line=20, message="other"))
+    cases = [make_case(Status.FAILED, case_id=f"c{i}", failures=two) for i in range(3)]
+    differs = make_case(Status.FAILED, case_id="d", failures=two[:1])
+    lines = render_text(make_run(*cases, differs)).splitlines()
+    assert [line for line in lines if "(case " in line or "same problem" in line] == [
+        lines[0],
+        "... and 2 more cases: same problem",
+        lines[3],
+    ]
+    assert lines[3].endswith("(case d)")
 
 
 def test_error_without_failures_uses_case_line_and_reason(

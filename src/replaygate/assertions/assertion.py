@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from replaygate.assertions.jsonpath import CompiledPath, PathTooBroad, compile_path
-from replaygate.assertions.mismatch import Env, Mismatch, MismatchKind
+from replaygate.assertions.mismatch import Env, Located, Mismatch, MismatchKind
 from replaygate.assertions.operators import MODIFIERS, OPERATORS, CheckError, Operator, Sees
 from replaygate.assertions.values import short, suggestion, yaml_reading
 from replaygate.core.errors import PackError
@@ -280,6 +280,10 @@ def _run(
         if surprise is not None and _passes(op, actual, surprise.quoted, env):
             outcome = f"{outcome}; {surprise.hint}"
         return [_mismatch(assertion, check, kind, outcome, actual)]
+    if isinstance(outcome, Located):  # the composite's own failure, on its nested check's line
+        return [
+            replace(_mismatch(assertion, check, kind, outcome.message, actual), line=outcome.line)
+        ]
     outer = assertion.path.text  # nested paths are relative to the value checked here
     return [replace(m, path=outer + m.path[1:]) for m in outcome]
 

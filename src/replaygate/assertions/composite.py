@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from replaygate.assertions.mismatch import Env, Mismatch, Nested, Outcome
+from replaygate.assertions.mismatch import Env, Located, Mismatch, Nested, Outcome
 from replaygate.assertions.values import short
 
 Found = list[Mismatch]
@@ -71,12 +71,14 @@ def any_of(actual: Any, nested: Sequence[Nested], env: Env) -> Outcome:
 
 
 def _none_holds(results: list[Found], what: str, where: Callable[[int], str]) -> Outcome:
-    """Every try missed: an undecidable one errors, else the closest one explains the miss."""
+    """Every try missed: an undecidable one errors, else the closest one explains the miss, on
+    the line of its first failing check (the deepest: a nested composite's is located too)."""
     errors = _errors(results)
     if errors:
         return errors
     best = _closest(results)
-    return f"{what}; closest is {where(best)}: {_explain(results[best])}"
+    message = f"{what}; closest is {where(best)}: {_explain(results[best])}"
+    return Located(message, results[best][0].line)
 
 
 # --- arrays ------------------------------------------------------------------------------
@@ -132,12 +134,13 @@ def _missing(step: Nested, number: int, cursor: int, tried: dict[int, Found]) ->
     after = f" after item {cursor}" if cursor else ""
     if not tried:
         message = f"no item is left{after} for step {number + 1}"
-    else:
-        indexes = list(tried)
-        best = indexes[_closest(list(tried.values()))]
-        why = _explain(tried[best])
-        message = f"no item{after} satisfies step {number + 1}; closest is item {best + 1}: {why}"
-    return _at(step, "sequence", message, step.describe(), None)
+        return _at(step, "sequence", message, step.describe(), None)
+    indexes = list(tried)
+    best = indexes[_closest(list(tried.values()))]
+    why = _explain(tried[best])
+    message = f"no item{after} satisfies step {number + 1}; closest is item {best + 1}: {why}"
+    missing = _at(step, "sequence", message, step.describe(), None)
+    return replace(missing, line=tried[best][0].line)  # the closest item's failing check
 
 
 # --- shared ------------------------------------------------------------------------------

@@ -49,6 +49,15 @@ class Nested(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A composite operator that fails as a whole (no alternative holds), with the line of the
+    nested check that explains it best: annotations land there, the message keeps the context."""
+
+    message: str
+    line: int
+
+
 # What an operator's check returns: None when the value passes, a message when it fails,
-# or (composite operators) the mismatches of its nested assertions.
-Outcome = str | list[Mismatch] | None
+# or (composite operators) the mismatches of its nested assertions, or a located message.
+Outcome = str | Located | list[Mismatch] | None

@@ -106,6 +106,8 @@ class Result(Strict):
     notes: tuple[_Problem, ...]
     score: int | float | None
     assertions: tuple[_Outcome, ...]
+    inputs: tuple[str, ...]
+    run_id: str | None
 
 
 # Each struct lists its type's fields in their order (a test holds it): a result is built
@@ -155,6 +157,7 @@ def built(entry: Result, *, order: int, duration_s: float) -> CaseResult:
             tuple(Problem(*msgspec.structs.astuple(n)) for n in entry.notes),
             *found[_NOTES + 1 : _ASSERTIONS],
             tuple(_outcome(outcome) for outcome in entry.assertions),
+            *found[_ASSERTIONS + 1 :],
         )
     # positionally, as the fields are declared (_DURATION: where the result's own sit)
     return CaseResult(*(*found[:_DURATION], duration_s, *found[_DURATION:], order))

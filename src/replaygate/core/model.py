@@ -121,6 +121,10 @@ class CaseResult:
     # 0.0 to 1.0: an @isdk fixture's score, or the weighted share of passed trace assertions
     score: float | None = None
     assertions: tuple[AssertionOutcome, ...] = ()  # trace assertions, in contract order
+    # the files the case was judged from, repository-relative: its fixture (and the recording
+    # read), an ai-tester trace, a Connexity transcript, an @isdk fixture and its results
+    inputs: tuple[str, ...] = ()
+    run_id: str | None = None  # the ai-tester run judged (two runs of a scenario: id, id#2)
     order: int = 0  # position in the run of every case of the packs, before any shard selection
 
     @property

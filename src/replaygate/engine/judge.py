@@ -12,6 +12,7 @@ from replaygate.core.model import CaseResult, Classification, Failure, Status
 from replaygate.engine.call_checks import check_calls
 from replaygate.engine.classify import primary, recorded_error_class
 from replaygate.engine.collector import CaseContext, CaseUndecidable, Collector, check_invariants
+from replaygate.engine.fingerprint_keys import failure_key
 from replaygate.engine.scoring import score_case
 from replaygate.engine.traces import check_trace, with_outcomes
 from replaygate.loading.fixtures import CaseInput
@@ -102,7 +103,7 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
         scored = score_case(ctx.contract.scoring, col.failures)
         result = _judge(ctx, col.failures, code, started, observed_ok=scored.passed)
         result = replace(result, score=scored.score)
-    return replace(result, notes=source.notes) if source.notes else result
+    return replace(result, notes=source.notes, inputs=source.inputs, run_id=source.run_id)
 
 
 def excluded_by_modes(modes: tuple[str, ...] | None, mode: str) -> str | None:
@@ -182,7 +183,13 @@ def _result(
         failures = [main, *(f for f in failures if f is not main)]
     classification = main.classification if main else None
     fp = (
-        fingerprint(ctx.pack_id, ctx.contract.path, ctx.case.id, main.classification, main.locator)
+        fingerprint(
+            ctx.pack_id,
+            ctx.contract.path,
+            ctx.case.id,
+            main.classification,
+            failure_key(ctx.contract, main.locator),
+        )
         if main
         else None
     )

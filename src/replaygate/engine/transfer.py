@@ -1,7 +1,7 @@
 """A case result sent back by a forked worker: only what the parent cannot rebuild itself.
 
 The parent holds every case's context (pack, contract, case, order), so a plain result
-travels as a tuple of seven scalars, pickled ten times smaller and faster than the
+travels as a tuple of nine values, pickled ten times smaller and faster than the
 dataclass. A result that does not fit (failures, notes, trace assertions, anything the
 context would not rebuild exactly) travels whole.
 """
@@ -13,8 +13,18 @@ import dataclasses
 from replaygate.core.model import CaseResult, Status
 from replaygate.engine.collector import CaseContext
 
-# observed_ok, status, classification, fingerprint, reason, duration_s, score
-Compact = tuple[bool | None, str, str | None, str | None, str | None, float, float | None]
+# observed_ok, status, classification, fingerprint, reason, duration_s, score, inputs, run_id
+Compact = tuple[
+    bool | None,
+    str,
+    str | None,
+    str | None,
+    str | None,
+    float,
+    float | None,
+    tuple[str, ...],
+    str | None,
+]
 Sent = Compact | CaseResult
 
 
@@ -22,7 +32,9 @@ def rebuild(ctx: CaseContext, sent: Sent) -> CaseResult:
     """The result ``sent`` stands for, for the case of ``ctx``."""
     if isinstance(sent, CaseResult):  # judged where its place in the run was not known
         return sent if sent.order == ctx.order else dataclasses.replace(sent, order=ctx.order)
-    observed_ok, status, classification, fingerprint, reason, duration_s, score = sent
+    observed_ok, status, classification, fingerprint, reason, duration_s, score, inputs, run_id = (
+        sent
+    )
     return ctx.result(
         observed_ok=observed_ok,
         status=Status(status),
@@ -32,6 +44,8 @@ def rebuild(ctx: CaseContext, sent: Sent) -> CaseResult:
         reason=reason,
         duration_s=duration_s,
         score=score,
+        inputs=inputs,
+        run_id=run_id,
     )
 
 
@@ -45,5 +59,7 @@ def compact(ctx: CaseContext, result: CaseResult) -> Sent:
         result.reason,
         result.duration_s,
         result.score,
+        result.inputs,
+        result.run_id,
     )
     return sent if rebuild(ctx, sent) == result else result

@@ -52,6 +52,8 @@ class CaseInput:
     skip: str | None = None  # why a live run leaves the case alone
     trace: Trace | None = None  # when the response is a whole run
     recorded: Recorded | None = None  # the verdicts a peer tool wrote beside the trace
+    inputs: tuple[str, ...] = ()  # the files read, as shown (CaseResult.inputs)
+    run_id: str | None = None  # a peer tool's id of the run judged
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,8 +280,9 @@ def load_input(
             stale = staleness(recording, fixture.get("request"), checked)
             notes = _notes(pack, recording, looked_in, command)
             response = recording.response
+        read = (shown,) if recording is None else (shown, looked_in)
         if response is None:
-            return CaseInput(request, schemas, None, (), looked_in, command)
+            return CaseInput(request, schemas, None, (), looked_in, command, inputs=read)
         from_fixture = recording is None and bool(fixture.get("response"))
         if recording is not None:  # a malformed response is the recording's problem
             shown = looked_in
@@ -296,7 +299,16 @@ def load_input(
         line = shape_line(path, shown, ("response", *exc.loc)) if from_fixture and exc.loc else None
         return f"{where(shown, line)}: {exc}"
     return CaseInput(
-        request, schemas, document, calls, looked_in, command, stale, notes, trace=trace
+        request,
+        schemas,
+        document,
+        calls,
+        looked_in,
+        command,
+        stale,
+        notes,
+        trace=trace,
+        inputs=read,
     )
 
 

@@ -325,6 +325,7 @@ def load_packs(
             continue
         seen[pack.pack_id] = pack.shown
         packs.append(pack)
+    problems += found.unmatched()
     if not found.packs and not problems:
         problems.append(Problem(", ".join(targets), None, "no pack.yaml found"))
     return Loaded(tuple(packs), tuple(problems), tuple(noted), roots)

@@ -40,6 +40,10 @@ class Selection:
     """What to run of one pack: everything, or some contracts, or some cases of them."""
 
     picks: set[Pick] = field(default_factory=set)
+    # cases named after a folder of several packs: one pack having one is enough, so they are
+    # judged over the folder (``Found.spread``); the case ids of this pack are kept for that
+    spread: set[str] = field(default_factory=set)
+    ids: list[str] = field(default_factory=list)
 
     @property
     def everything(self) -> bool:
@@ -78,10 +82,29 @@ class Selection:
                 if contract_file in (None, path)
                 for c in contract.golden_cases
             ]
-            if case is not None and case not in ids and loaded:
+            if contract_file is None and case in self.spread:
+                self.ids += ids
+            elif case is not None and case not in ids and loaded:
                 message = f"no golden case {case!r} here{suggestion(case, ids)}"
                 problems.append(Problem(where, None, message))
         return problems
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """A case named after a folder of several packs (``packs::trip-3``)."""
+
+    target: str  # the folder as named
+    case: str
+    packs: tuple[Path, ...]  # the pack files found in it, resolved
+
+    def unmatched(self, selections: dict[Path, Selection]) -> Problem | None:
+        """One problem when no pack of the folder has the case (none if none loaded)."""
+        ids = [i for pack in self.packs for i in selections[pack].ids]
+        if not ids or self.case in ids:
+            return None
+        message = f"no golden case {self.case!r} in any pack here{suggestion(self.case, ids)}"
+        return Problem(self.target, None, message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,21 +114,40 @@ class Found:
     packs: dict[Path, Selection]
     problems: list[Problem]
     named: dict[Path, Path]  # each pack file, resolved -> as first named (for its containment)
+    spread: list[Spread] = field(default_factory=list)
+
+    def unmatched(self) -> list[Problem]:
+        """The cases named after folders of packs that no pack of the folder has; call it
+        once every pack is loaded."""
+        found = (spread.unmatched(self.packs) for spread in self.spread)
+        return [problem for problem in found if problem is not None]
 
 
 def find_packs(targets: Sequence[str], cwd: Path) -> Found:
     """pack.yaml files named by targets: a pack directory, a pack.yaml, a contract file,
     or a folder searched; any of them may end in ``::CASE_ID``."""
     found = Found({}, [], {})
+    direct: set[tuple[Path, str | None]] = set()  # a pack named with a case: it must have it
     for target in targets:
         path_text, case = split_target(target)
         if case == "":
             found.problems.append(Problem(target, None, "no case id after '::'"))
             continue
-        for pack_file, contract in _pack_files(target, path_text, cwd, found.problems):
+        named = _pack_files(target, path_text, cwd, found.problems)
+        reals = []
+        for pack_file, contract in named:
             real = Path(os.path.realpath(pack_file))  # one pack however it is named: no loop
             found.packs.setdefault(real, Selection()).picks.add((contract, case))
             found.named.setdefault(real, pack_file)
+            reals.append(real)
+        if case is not None and len(named) > 1:  # a folder of packs
+            found.spread.append(Spread(path_text, case, tuple(reals)))
+        else:
+            direct.update((real, case) for real in reals)
+    for spread in found.spread:
+        for real in spread.packs:
+            if (real, spread.case) not in direct:
+                found.packs[real].spread.add(spread.case)
     return found
 
 

@@ -60,6 +60,13 @@ def case_line(case: CaseResult, *, classification: bool = True, fingerprint: boo
     )
 
 
+def judged_text(case: CaseResult) -> str:
+    """``packs/p/golden/a.json, packs/p/recordings/a.recording.json``, or ``runs/b.json (run
+    r-2)``: the files a case was judged from, and the peer tool's id of the run."""
+    text = ", ".join(case.inputs)
+    return text if case.run_id is None else f"{text} (run {case.run_id})"
+
+
 def case_message(case: CaseResult) -> str:
     """The primary failure's message (with the reason a negative case failed), else the
     case's reason, else a default by status."""

@@ -197,6 +197,7 @@ def _case_result(case: dict[str, Any]) -> CaseResult:
     fields["duration_s"] = float(case["duration_s"])
     fields["failures"] = tuple(Failure(**failure) for failure in case["failures"])
     fields["assertions"] = tuple(map(_assertion_result, case["assertions"]))
+    fields["inputs"] = tuple(case.get("inputs", ()))  # absent from files written before it
     return CaseResult(**fields)
 
 

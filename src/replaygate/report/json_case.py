@@ -34,7 +34,8 @@ def case_text(case: CaseResult) -> str:
         f'"classification": {_optional(case.classification)}, '
         f'"fingerprint": {_optional(case.fingerprint)}, "known": {_flag(case.known)}, '
         f'"reason": {_optional(case.reason)}, "file": {_string(case.file)}, '
-        f'"line": {_integer(case.line)}, "order": {_integer(case.order)}, '
+        f'"line": {_integer(case.line)}, "inputs": {_strings(case.inputs)}, '
+        f'"run_id": {_optional(case.run_id)}, "order": {_integer(case.order)}, '
         f'"duration_s": {_number(case.duration_s)}, '
         f'"score": {"null" if case.score is None else _number(case.score)}, '
         f'"failures": {_list(case.failures, failure_object)}, '
@@ -80,6 +81,12 @@ def _number(value: float) -> str:
     return float.__repr__(value)
 
 
+def _strings(items: tuple[str, ...]) -> str:
+    if type(items) is not tuple:  # a list or None takes the encoder's path
+        raise TypeError(f"not a tuple: {items!r}")
+    return "[" + ", ".join(_string(item) for item in items) + "]"
+
+
 def _list(items: tuple[Any, ...], item_object: Callable[[Any], dict[str, Any]]) -> str:
     # only the empty tuple: None or another empty value raises on the encoder's path
     if items == ():
@@ -105,6 +112,8 @@ def case_object(case: CaseResult) -> dict[str, Any]:
         "reason": case.reason,
         "file": case.file,
         "line": case.line,
+        "inputs": list(case.inputs),
+        "run_id": case.run_id,
         "order": case.order,
         "duration_s": case.duration_s,
         "score": case.score,

@@ -16,6 +16,7 @@ from replaygate.report.grammar import (
     assertion_notes,
     case_line,
     failure_line,
+    judged_text,
     score_text,
     value_text,
 )
@@ -196,7 +197,7 @@ def classname(pack: str, contract: str) -> str:
 
 def _details(case: CaseResult) -> str:
     """The failure text: fingerprint, reason, then each failure with its values."""
-    lines = [f"fingerprint: {case.fingerprint or '-'}"]
+    lines = [f"fingerprint: {case.fingerprint or '-'}", *_judged(case)]
     if case.reason:
         lines.append(f"reason: {truncate(case.reason, _VALUE_LIMIT)}")
     if not case.failures:
@@ -214,10 +215,17 @@ def _assertions(case: CaseResult) -> str | None:
     """A trace case's score and each assertion's verdict, as the testcase's output."""
     if not case.assertions:
         return None
-    lines = [f"score: {score_text(case)}"]
+    lines = [*_judged(case), f"score: {score_text(case)}"]
     lines += [f"{item.status.value}: {item.id} ({item.type})" for item in case.assertions]
     lines += assertion_notes(case)
     return xml_safe(truncate("\n".join(lines), _VALUE_LIMIT * 5))
+
+
+def _judged(case: CaseResult) -> list[str]:
+    """``judged: <files> (run <id>)`` when the case read any."""
+    if not case.inputs and case.run_id is None:
+        return []
+    return [f"judged: {truncate(judged_text(case), _VALUE_LIMIT)}"]
 
 
 def _problems_suite(problems: Iterable[Problem], located: bool) -> _Suite:

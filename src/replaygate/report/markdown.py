@@ -12,6 +12,7 @@ from replaygate.report.escape import markdown_cell, markdown_code, markdown_text
 from replaygate.report.grammar import (
     assertion_notes,
     case_line,
+    judged_text,
     score_text,
     skip_reasons,
     totals_phrase,
@@ -122,7 +123,7 @@ def _failures(result: RunResult) -> tuple[_Section, _Section]:
     """A row per group of cases failing alike, then the fingerprints of the grouped ones."""
     shown = [case for case in result.cases if is_blocking(case)]
     groups = _alike(shown)
-    columns = ("contract", "case", "classification", "fingerprint", "message")
+    columns = ("contract", "case", "classification", "fingerprint", "message", "judged")
     head = (*_heading("Failures", len(shown)), *_table_head(*columns))
     rows = tuple(_failure_row(group) for group in groups)
     grouped = [case for group in groups if len(group) > 1 for case in group]
@@ -157,6 +158,7 @@ def _failure_row(group: list[CaseResult]) -> str:
             markdown_cell(_classification(case)),
             "below" if many else markdown_cell(case.fingerprint or ""),
             markdown_cell(_message(case)),
+            "below" if many else markdown_cell(judged_text(case)),
         ]
     )
 
@@ -164,13 +166,14 @@ def _failure_row(group: list[CaseResult]) -> str:
 def _grouped_fingerprints(cases: list[CaseResult]) -> _Section:
     summary = f"Cases and fingerprints of the grouped failures ({len(cases)})"
     opening = ("", f"<details><summary>{summary}</summary>", "")
-    head = (*opening, *_table_head("contract", "case", "fingerprint"))
+    head = (*opening, *_table_head("contract", "case", "fingerprint", "judged"))
     rows = tuple(
         _row(
             [
                 markdown_cell(f"{case.pack}/{case.contract}"),
                 markdown_cell(case.case_id),
                 markdown_cell(case.fingerprint or ""),
+                markdown_cell(judged_text(case)),
             ]
         )
         for case in cases
@@ -180,7 +183,7 @@ def _grouped_fingerprints(cases: list[CaseResult]) -> _Section:
 
 def _traces(result: RunResult) -> _Section:
     cases = [case for case in result.cases if case.score is not None]
-    columns = ("contract", "case", "status", "score")
+    columns = ("contract", "case", "status", "score", "judged")
     head = (*_heading("Trace cases: weighted score", len(cases)), *_table_head(*columns))
     rows = tuple(
         _row(
@@ -189,6 +192,7 @@ def _traces(result: RunResult) -> _Section:
                 markdown_cell(case.case_id),
                 case.status.value,
                 markdown_cell(score_text(case)),
+                markdown_cell(judged_text(case)),
             ]
         )
         for case in cases
@@ -206,13 +210,14 @@ def _notes(result: RunResult) -> _Section:
 def _known(result: RunResult) -> _Section:
     known = [case for case in result.cases if case.known and case.status is Status.FAILED]
     head = (*_heading("Known failures, accepted by the baseline", len(known)),)
-    head += _table_head("contract", "case", "fingerprint")
+    head += _table_head("contract", "case", "fingerprint", "judged")
     rows = tuple(
         _row(
             [
                 markdown_cell(f"{case.pack}/{case.contract}"),
                 markdown_cell(case.case_id),
                 markdown_cell(case.fingerprint or ""),
+                markdown_cell(judged_text(case)),
             ]
         )
         for case in known

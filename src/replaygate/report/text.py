@@ -11,6 +11,8 @@ from replaygate.report.grammar import (
     assertion_notes,
     case_line,
     case_message,
+    counted,
+    failure_line,
     message_line,
     skip_reasons,
     totals_phrase,
@@ -18,6 +20,7 @@ from replaygate.report.grammar import (
 from replaygate.results.verdict import run_fails
 
 _LINE_LIMIT = 2000  # characters of one case line before escaping
+_MORE_FAILURES = 10  # a case's failures printed after its primary one; the rest are counted
 _RED, _YELLOW, _GREEN, _RESET = "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[0m"
 _STATUS_COLOUR = {Status.PASSED: _GREEN, Status.SKIPPED: _YELLOW}
 
@@ -38,7 +41,7 @@ def render_text(
     else:
         lines += render_warnings(result.warnings, color=color)
         normal = verbosity is Verbosity.NORMAL
-        lines += _cases(result, color) if normal else [_timed(case, color) for case in result.cases]
+        lines += _cases(result, color) if normal else _timed_cases(result, color)
         lines += [
             _paint(f"{_safe(note)} (case {_safe(case.case_id)})", _YELLOW, color)
             for case in result.cases
@@ -91,6 +94,7 @@ def _cases(result: RunResult, color: bool) -> list[str]:
     lines = []
     for first, *more in groups.values():
         lines.append(_case(first, color))
+        lines += _other_failures(first, color)
         if more:
             noun = "case" if len(more) == 1 else "cases"
             lines.append(_paint(f"... and {len(more):,} more {noun}: same problem", _RED, color))
@@ -99,9 +103,24 @@ def _cases(result: RunResult, color: bool) -> list[str]:
 
 def _same_problem(case: CaseResult) -> tuple[object, ...]:
     """What makes two cases' lines the same problem: all but the case and its fingerprint
-    (an errored case without failures is located at its own golden case, so not by line)."""
+    (an errored case without failures is located at its own golden case, so not by line),
+    the other failures printed under it included."""
     where = (case.failures[0].file, case.failures[0].line) if case.failures else None
-    return (case.status, case.known, case.classification, where, case_message(case))
+    others = tuple(failure_line(failure) for failure in case.failures[1:])
+    return (case.status, case.known, case.classification, where, case_message(case), others)
+
+
+def _other_failures(case: CaseResult, color: bool) -> list[str]:
+    """The case's failures after the primary one, indented, up to a cap; then how many more."""
+    colour = _YELLOW if case.known else _RED
+    others = case.failures[1:]
+    lines = [_paint("  " + _safe(failure_line(f)), colour, color) for f in others[:_MORE_FAILURES]]
+    rest = len(others) - _MORE_FAILURES
+    if rest > 0:
+        lines.append(
+            _paint(f"  ... and {counted(rest, 'more failure')} of this case", colour, color)
+        )
+    return lines
 
 
 def _problem(problem: Problem) -> str:
@@ -119,14 +138,19 @@ def _case(case: CaseResult, color: bool, suffix: str = "") -> str:
     return _paint(text, _YELLOW if case.known else _RED, color)
 
 
-def _timed(case: CaseResult, color: bool) -> str:
-    """Any case with its time: a failed one as usual, others as ``file:line: status``."""
-    took = f" in {case.duration_s:.3f}s"
-    if _shown(case):
-        return _case(case, color, took)
-    outcome = f"skipped: {case.reason}" if case.reason else case.status.value
-    text = f"{_safe(message_line(case.file, case.line, outcome))} (case {_safe(case.case_id)})"
-    return _paint(text + took, _STATUS_COLOUR[case.status], color)
+def _timed_cases(result: RunResult, color: bool) -> list[str]:
+    """Every case with its time: a failed one as usual (its other failures under it), others
+    as ``file:line: status``."""
+    lines = []
+    for case in result.cases:
+        took = f" in {case.duration_s:.3f}s"
+        if _shown(case):
+            lines += [_case(case, color, took), *_other_failures(case, color)]
+            continue
+        outcome = f"skipped: {case.reason}" if case.reason else case.status.value
+        text = f"{_safe(message_line(case.file, case.line, outcome))} (case {_safe(case.case_id)})"
+        lines.append(_paint(text + took, _STATUS_COLOUR[case.status], color))
+    return lines
 
 
 def _totals_colour(result: RunResult) -> str:

@@ -164,7 +164,17 @@ def case_input(run: Run, shown: str) -> CaseInput | str:
         return f"{shown}: the run recorded errors, so it has nothing to judge: {run.errors[0]}"
     # tool inputs are JSON objects by the trace's schema: nothing for the call checks to see
     document = {"success": True, "tool_calls": [], "content": run.trace.final_output}
-    return CaseInput({}, {}, document, (), shown, trace=run.trace, recorded=run.recorded)
+    return CaseInput(
+        {},
+        {},
+        document,
+        (),
+        shown,
+        trace=run.trace,
+        recorded=run.recorded,
+        inputs=(shown,),
+        run_id=run.run_id,
+    )
 
 
 def scenario_index(paths: Iterable[Path], root: Path, problems: list[Problem]) -> dict[str, Path]:

@@ -219,7 +219,7 @@ def case_input(path: Path, root: Path) -> CaseInput | str:
     except FixtureShapeError as exc:
         line = shape_line(found, shown, exc.loc) if exc.loc else None
         return f"{where(shown, line)}: {exc}"
-    return CaseInput({}, {}, document, calls, shown, trace=trace)
+    return CaseInput({}, {}, document, calls, shown, trace=trace, inputs=(shown,))
 
 
 def _selected(model: TestCaseModel, options: PeerOptions) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,8 @@ def _fixture_file(
     for index, (case, case_id) in enumerate(zip(merged, _ids(merged), strict=True)):
         where = f"{results_file} (entry {index + 1})"
         loaded = _case_input(results[index] if index < len(results) else None, where)
+        if isinstance(loaded, CaseInput):  # the files judged: the results only when they hold it
+            loaded = replace(loaded, inputs=(file, results_file)[: 1 + (index < len(results))])
         skip = "skip: true" if case.get("skip") is True else None
         skip = skip or (
             "another case has only: true" if only and case.get("only") is not True else None
