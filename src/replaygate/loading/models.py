@@ -14,13 +14,8 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-# `Model`, `Record` and `validation_errors` are re-exported for loading/pack.py, which the
-# run-path rewrite owns: it should import them from records.py and model_errors.py
-from replaygate.loading.model_errors import validation_errors as validation_errors
 from replaygate.loading.model_errors import version_problem
-from replaygate.loading.records import EMPTY, Bounds, Check, record
-from replaygate.loading.records import Model as Model
-from replaygate.loading.records import Record as Record
+from replaygate.loading.records import EMPTY, Bounds, Check, Record, record
 
 Named = Annotated[str, Bounds(min_length=1)]  # a text that must not be empty
 

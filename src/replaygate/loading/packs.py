@@ -16,7 +16,8 @@ from replaygate.core.errors import PackError
 from replaygate.core.model import PackSummary, Problem
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.contract import Contract
-from replaygate.loading.models import Model, Record, validation_errors
+from replaygate.loading.model_errors import validation_errors
+from replaygate.loading.records import Model, Record
 from replaygate.loading.targets import Selection
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from replaygate.core.errors import ReplayGateError
+from replaygate.core.errors import ReplayGateError, cannot_write
 from replaygate.loading.files import named_path
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)  # Windows: no CRLF
@@ -79,7 +79,7 @@ def _write_temporary(temp: Path, text: str | Iterable[str]) -> None:
 
 
 def _cannot_write(path: Path, exc: OSError) -> ReplayGateError:
-    return ReplayGateError(f"cannot write {path}: {exc.strerror or exc}")
+    return ReplayGateError(cannot_write(path, exc))
 
 
 def _remove(temp: Path) -> None:
@@ -112,7 +112,7 @@ def _write_through(path: Path, text: str | Iterable[str]) -> None:
         with open(path, "w", encoding="utf-8", newline="") as handle:
             handle.writelines(_pieces(text))
     except OSError as exc:
-        raise ReplayGateError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise _cannot_write(path, exc) from None
 
 
 def _make_folder(folder: Path) -> None:
