@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from replaygate.core.errors import ReplayGateError
+from replaygate.core.errors import ReplayGateError, exit_on_signal
 from replaygate.options.inputs import refuse_untrusted_event
 
 if TYPE_CHECKING:
     from replaygate.capture.core import Tally
 
-EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
+STOPPING = (signal.SIGINT, signal.SIGTERM)  # each ends it cleanly, with its own exit code
 DEFAULT_LISTEN = "127.0.0.1:8787"
 
 
@@ -123,7 +123,7 @@ def _serve(server: Any) -> int:
         caught.append(signum)
         stop.set()
 
-    previous = {sig: signal.signal(sig, handle) for sig in EXIT_SIGNAL}
+    previous = {sig: signal.signal(sig, handle) for sig in STOPPING}
     worker = threading.Thread(target=server.serve_forever, name="observe", daemon=True)
     try:
         worker.start()
@@ -137,4 +137,4 @@ def _serve(server: Any) -> int:
     sys.stdout.write(summary(server.capture.tally))
     sys.stdout.flush()
     print(f"replaygate: stopped by {signal.Signals(caught[0]).name}", file=sys.stderr)
-    return EXIT_SIGNAL[signal.Signals(caught[0])]
+    return exit_on_signal(caught[0])
