@@ -228,3 +228,15 @@ def test_the_check_sees_a_loop_however_far_round() -> None:
         "if TYPE_CHECKING:\n    from replaygate.engine.judge import evaluate_case\n"
     )
     assert imported_modules(source, known) == known
+
+
+MAX_LINES = 400  # a module longer than this does more than one job: split it
+
+
+def test_no_module_is_longer_than_it_should_be() -> None:
+    long = {
+        module_name(path): lines
+        for path in MODULES
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}
