@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -38,11 +39,15 @@ def test_a_folder_named_like_an_option_is_a_path(
     assert getattr(parsed, "provider", "recorded") == "recorded"
 
 
+@pytest.fixture
+def action(tmp_path: Path) -> Action:
+    return Action(tmp_path)
+
+
 def test_a_planted_baseline_behind_a_glob_does_not_turn_the_check_green(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    action: Action, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`packs: "*/packs"` and a folder `--baseline=.x` beside a baseline file `.x/packs`."""
-    action = Action(tmp_path)
     pack = write_pack(action.workspace, ["Basel"])
     hostile = action.workspace / "--baseline=.x"
     hostile.mkdir()
@@ -55,3 +60,57 @@ def test_a_planted_baseline_behind_a_glob_does_not_turn_the_check_green(
     step = action.run(packs="*/packs")
     assert step.code == 1, step.log
     assert step.outputs["conclusion"] == "failure" and step.outputs["known"] == "0"
+
+
+def _shards(action: Action, count: int = 2) -> None:
+    for k in range(1, count + 1):
+        step = action.run(f"s{k}", shard=f"{k}/{count}", json_path=f"shards/results-{k}.json")
+        assert step.code in (0, 1), step.log
+
+
+def test_a_committed_set_of_shard_results_is_refused_naming_the_file(action: Action) -> None:
+    """The pull request commits an all-passing set where the merge job looks for results."""
+    write_pack(action.workspace, ["Zurich", "Zurich"])
+    _shards(action)
+    subprocess.run(["git", "init", "-q", str(action.workspace)], check=True)
+    subprocess.run(["git", "-C", str(action.workspace), "add", "shards"], check=True)
+    step = action.run("merged", merge="shards/results-*.json")
+    assert step.code == 2, step.log
+    assert "shards/results-1.json: tracked by git" in step.log
+
+
+def test_results_of_another_run_are_refused_naming_the_file(action: Action) -> None:
+    """All-passing results from an earlier run (or written elsewhere, identity and all)."""
+    write_pack(action.workspace, ["Zurich", "Zurich"])
+    _shards(action)
+    action.run_id = "4243"
+    step = action.run("merged", merge="shards/results-*.json")
+    assert step.code == 2, step.log
+    assert "shards/results-1.json: written by workflow run 4242 attempt 1" in step.log
+    assert "not by 4243 attempt 1" in step.log
+
+
+def test_results_written_outside_a_workflow_run_are_refused(
+    action: Action, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_pack(action.workspace, ["Zurich", "Zurich"])
+    monkeypatch.chdir(action.workspace)
+    monkeypatch.delenv("GITHUB_RUN_ID", raising=False)
+    for k in (1, 2):
+        assert cli_main(["run", f"--shard={k}/2", f"--json=results-{k}.json"]) == 0
+    step = action.run("merged", merge="results-*.json")
+    assert step.code == 2, step.log
+    assert "results-1.json: written outside this workflow run" in step.log
+
+
+def test_an_earlier_attempt_of_the_same_run_is_merged_a_later_one_not(action: Action) -> None:
+    """Re-running failed jobs keeps the other shards' results of the first attempt."""
+    write_pack(action.workspace, ["Zurich", "Basel"])
+    _shards(action)
+    action.run_attempt = "2"
+    assert action.run("merged", merge="shards/results-*.json").code == 1
+    action.run_attempt = "3"
+    assert action.run("s2", shard="2/2", json_path="shards/results-2.json").code in (0, 1)
+    action.run_attempt = "2"
+    step = action.run("merged", merge="shards/results-*.json")
+    assert step.code == 2 and "results-2.json: written by workflow run 4242 attempt 3" in step.log

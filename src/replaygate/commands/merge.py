@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
 from replaygate.commands.options import add_report_options, finish
 from replaygate.commands.output import stdout_report
+from replaygate.core.errors import PackError
 
 
 def add_parser(sub: Any) -> None:
@@ -26,10 +28,23 @@ def add_parser(sub: Any) -> None:
 def main(args: argparse.Namespace) -> int:
     from replaygate.loading.files import named_path
     from replaygate.report.json import read_results
+    from replaygate.results.identity import check_identities, run_identity
     from replaygate.results.merge import merge_results
 
     stdout_report(args)  # refuses two reports on stdout before any work
     cwd = Path.cwd()
     named = [str(named_path(path, cwd, "results file")) for path in args.results]
-    merged = merge_results([(path, read_results(path)) for path in named])
-    return finish(merged, args)
+    _refuse_tracked(named)
+    results = [(path, read_results(path)) for path in named]
+    check_identities(results, run_identity(os.environ))
+    return finish(merge_results(results), args)
+
+
+def _refuse_tracked(named: list[str]) -> None:
+    """A committed results file is the pull request's word, not a shard's: refused."""
+    from replaygate.loading.git_index import is_tracked
+
+    for path in named:
+        if is_tracked(Path(path)):
+            message = "tracked by git: only results written by the workflow run are merged"
+            raise PackError(path, None, message)
