@@ -10,6 +10,8 @@ EXIT_FAILED = 1  # a case failed or errored
 EXIT_CONFIG = 2  # no pack found, or a pack, contract or option could not be loaded
 EXIT_BUG = 3  # an internal error: a bug in replaygate
 EXIT_USAGE = 4  # an unknown option or a bad option value (pytest's code)
+EXIT_INTERRUPTED = 130  # cancelled by Ctrl-C (SIGINT): 128 + the signal, as a shell says
+EXIT_TERMINATED = 143  # cancelled by SIGTERM (a CI runner cancelling the job)
 
 
 class ReplayGateError(Exception):
