@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,6 +60,7 @@ def main(args: argparse.Namespace) -> int:
     pack, problems, _ = load_pack(pack_file.absolute(), root, datetime.now(UTC))
     if pack is None:
         raise ReplayGateError(str(problems[-1]))
+    _inside_the_repository(output, pack)
     where_run_reads(output, pack)
     samples = read_samples(pack, args.recordings)
     inferred = infer(samples)
@@ -67,6 +69,17 @@ def main(args: argparse.Namespace) -> int:
     print(f"replaygate: {action} {output} from {count} (confidence {tier(len(samples))})",
           file=sys.stderr)  # fmt: skip
     return EXIT_OK
+
+
+def _inside_the_repository(output: Path, pack: Pack) -> None:
+    """The contract is read and written under `run`'s rules: a path (a committed symlink
+    included) that leaves the repository or goes into .git is refused, nothing read there."""
+    from replaygate.loading.files import resolve_inside
+
+    relative = os.path.relpath(os.path.abspath(output), pack.root)
+    resolve_inside(
+        pack.root, relative, root=pack.root, what="the contract", file=str(output), line=None
+    )
 
 
 def _write(
