@@ -4,6 +4,7 @@ from any folder; and the repository root it resolves against, printed once."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -210,3 +211,26 @@ def test_a_replayci_yml_symlinked_out_of_reach_is_not_read(
     )
     assert err.splitlines()[-1] == f"replaygate: .replayci.yml: config file '.replayci.yml' {where}"
     assert "SECRET" not in out + err
+
+
+@pytest.mark.parametrize("how", ["path", "symlink"])
+def test_a_replayci_yml_pack_outside_the_repository_is_refused(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path_factory: pytest.TempPathFactory,
+    how: str,
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    make_pack(outside, contracts={"c.yaml": CONTRACT})
+    pack = os.path.relpath(outside / "packs/p", repo)
+    if how == "symlink":
+        (repo / "linked").symlink_to(outside / "packs/p", target_is_directory=True)
+        pack = "linked"
+    (repo / ".replayci.yml").write_text(f"pack: {pack}\n")
+    code, out, err = run(capsys)
+    assert code == 2, out + err
+    through = " through a symlink" if how == "symlink" else ""
+    assert err.splitlines()[-1] == (
+        f"replaygate: .replayci.yml:1: pack {pack!r} leaves the repository{through}"
+    )
+    assert "passed" not in out
