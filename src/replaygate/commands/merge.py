@@ -35,9 +35,21 @@ def main(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     named = [str(named_path(path, cwd, "results file")) for path in args.results]
     _refuse_tracked(named)
+    _refuse_twice(named)
     results = [(path, read_results(path)) for path in named]
     check_identities(results, run_identity(os.environ))
     return finish(merge_results(results), args)
+
+
+def _refuse_twice(named: list[str]) -> None:
+    """One file named twice (`merge a.json a.json`) would pass for two shards' results."""
+    seen: dict[str, str] = {}
+    for path in named:
+        real = os.path.realpath(path)
+        if real in seen:
+            also = "" if seen[real] == path else f" (also as {seen[real]})"
+            raise PackError(path, None, f"given twice{also}: each results file is merged once")
+        seen[real] = path
 
 
 def _refuse_tracked(named: list[str]) -> None:
