@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from action_harness import ROOT, Action, write_pack
+from action_harness import MERGE_SHA, ROOT, Action, write_pack
 
 from replaygate.cli import build_parser
 from replaygate.cli import main as cli_main
@@ -109,6 +109,7 @@ def test_an_earlier_attempt_of_the_same_run_is_merged_a_later_one_not(action: Ac
     _shards(action)
     action.run_attempt = "2"
     assert action.run("merged", merge="shards/results-*.json").code == 1
+    assert action.results()["run"] == {"id": "4242", "attempt": "2", "sha": MERGE_SHA}
     action.run_attempt = "3"
     assert action.run("s2", shard="2/2", json_path="shards/results-2.json").code in (0, 1)
     action.run_attempt = "2"

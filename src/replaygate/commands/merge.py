@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,12 @@ def main(args: argparse.Namespace) -> int:
     _refuse_tracked(named)
     _refuse_twice(named)
     results = [(path, read_results(path)) for path in named]
-    check_identities(results, run_identity(os.environ))
-    return finish(merge_results(results), args)
+    identity = run_identity(os.environ)
+    check_identities(results, identity)
+    merged = merge_results(results)
+    if identity is not None:  # the merged file is this run's too: it can be merged again
+        merged = dataclasses.replace(merged, meta={**merged.meta, "run": identity})
+    return finish(merged, args)
 
 
 def _refuse_twice(named: list[str]) -> None:
