@@ -47,14 +47,15 @@ def action(tmp_path: Path) -> Action:
 def test_a_planted_baseline_behind_a_glob_does_not_turn_the_check_green(
     action: Action, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`packs: "*/packs"` and a folder `--baseline=.x` beside a baseline file `.x/packs`."""
+    """`packs: "*/packs"` matching the real `app/packs` and a committed folder
+    `--baseline=.x/packs`, beside a hidden baseline file `.x/packs` that lists the failure."""
     pack = write_pack(action.workspace, ["Basel"])
-    hostile = action.workspace / "--baseline=.x"
-    hostile.mkdir()
-    pack.parent.rename(hostile / "packs")
+    (action.workspace / "app").mkdir()
+    pack.parent.rename(action.workspace / "app" / "packs")
+    write_pack(action.workspace / "--baseline=.x", ["Zurich"], name="decoy")  # it passes
     (action.workspace / ".x").mkdir()
     monkeypatch.chdir(action.workspace)
-    assert cli_main(["run", "--json=r.json", "--", "--baseline=.x/packs"]) == 1
+    assert cli_main(["run", "--json=r.json", "app/packs"]) == 1
     assert cli_main(["baseline", "r.json", "-o", ".x/packs"]) == 0
     (action.workspace / "r.json").unlink()
     step = action.run(packs="*/packs")
