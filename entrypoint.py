@@ -54,28 +54,29 @@ def give_new_files_to_the_workspace_owner(environ: Mapping[str, str]) -> None:
 def arguments(inputs: ActionInputs) -> list[str]:
     """The command line that does what the inputs ask: `run` on packs, or `merge` of results.
 
-    The token is not on it: the GitHub layer reads it from the environment.
+    Every path is out of reach of argparse's option syntax: values as `--option=value`, and
+    the expanded globs after `--`, since a committed folder named `--baseline=x` would
+    otherwise be read as an option. The token is not on it: the GitHub layer reads it from
+    the environment.
     """
     from replaygate.github import env
 
-    if inputs.merge:
-        argv = ["merge", *inputs.merge]
-    else:
-        argv = ["run", *inputs.packs]
-        argv += ["--shard", inputs.shard] if inputs.shard else []
-        argv += ["--scenarios", inputs.scenarios] if inputs.scenarios else []
-        argv += ["--cache", inputs.cache_dir] if inputs.cache_dir else []
-    argv += ["--root", inputs.root] if inputs.root else []
-    argv += ["--junit", inputs.junit_path, "--json", inputs.json_path]
-    argv += ["--junit-family", inputs.junit_family]
-    argv += ["--fail-on", inputs.fail_on, "--github"]
-    argv += ["--baseline", inputs.baseline] if inputs.baseline else []
+    argv = ["merge" if inputs.merge else "run"]
+    if not inputs.merge:
+        argv += [f"--shard={inputs.shard}"] if inputs.shard else []
+        argv += [f"--scenarios={inputs.scenarios}"] if inputs.scenarios else []
+        argv += [f"--cache={inputs.cache_dir}"] if inputs.cache_dir else []
+    argv += [f"--root={inputs.root}"] if inputs.root else []
+    argv += [f"--junit={inputs.junit_path}", f"--json={inputs.json_path}"]
+    argv += [f"--junit-family={inputs.junit_family}"]
+    argv += [f"--fail-on={inputs.fail_on}", "--github"]
+    argv += [f"--baseline={inputs.baseline}"] if inputs.baseline else []
     if inputs.comment_author != env.DEFAULT_AUTHOR:
-        argv += ["--comment-author", inputs.comment_author]
+        argv += [f"--comment-author={inputs.comment_author}"]
     if inputs.check_run_annotations != env.DEFAULT_CHECK_RUN_ANNOTATIONS:
-        argv += ["--check-run-annotations", str(inputs.check_run_annotations)]
+        argv += [f"--check-run-annotations={inputs.check_run_annotations}"]
     if inputs.api_deadline_seconds != env.DEFAULT_API_DEADLINE:
-        argv += ["--api-deadline", f"{inputs.api_deadline_seconds:g}"]
+        argv += [f"--api-deadline={inputs.api_deadline_seconds:g}"]
     flags = {
         "--no-annotations": not inputs.annotations,
         "--no-step-summary": not inputs.summary,
@@ -83,8 +84,9 @@ def arguments(inputs: ActionInputs) -> list[str]:
         "--pr-comment": inputs.pr_comment,
     }
     argv += [flag for flag, wanted in flags.items() if wanted]
-    # last, so that it wins: the action never calls a provider, whatever `packs` holds
-    return argv if inputs.merge else [*argv, "--provider", "recorded"]
+    # the action never calls a provider, whatever `packs` holds
+    argv += [] if inputs.merge else ["--provider=recorded"]
+    return [*argv, "--", *(inputs.merge or inputs.packs)]
 
 
 def main(argv: Sequence[str] = ()) -> int:

@@ -393,3 +393,36 @@ def test_a_written_value_reads_back_the_same_in_a_flow_list_and_as_a_key(text: s
 
     doc = value_node({"v": [text], text: {text: text}})
     assert parse_yaml(dump(doc), shown="c.yaml") == {"v": [text], text: {text: text}}
+
+
+def test_infer_writes_no_contract_through_a_link_out_of_the_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A committed `contracts -> /elsewhere`: `run` would not read there, infer writes nothing."""
+    root = make_repo(tmp_path / "repo", 2)
+    (root / ".git").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    contracts = root / "packs/trips/contracts"
+    contracts.rmdir()
+    contracts.symlink_to(outside, target_is_directory=True)
+    assert infer_cli(root, 2, "new.yaml") == 2
+    err = capsys.readouterr().err
+    assert "packs/trips/contracts/new.yaml" in err and "leaves the repository" in err, err
+    assert list(outside.iterdir()) == []
+
+
+def test_infer_merges_nothing_from_a_contract_linked_out_of_the_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--merge` into a contract that links outside would copy that file into the repository."""
+    root = make_repo(tmp_path / "repo", 2)
+    (root / ".git").mkdir()
+    secret = tmp_path / "secret.yaml"
+    secret.write_text(HAND_WRITTEN + "# a private comment\n", encoding="utf-8")
+    contract = root / "packs/trips/contracts/trip.yaml"
+    contract.symlink_to(secret)
+    assert infer_cli(root, 2, "trip.yaml", "--merge") == 2
+    err = capsys.readouterr().err
+    assert "leaves the repository" in err and "private" not in err, err
+    assert contract.is_symlink() and secret.read_text(encoding="utf-8").endswith("comment\n")

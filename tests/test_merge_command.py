@@ -14,7 +14,7 @@ import pytest
 
 from packbuilder import contract, fixture, golden_case, make_pack
 from replaygate.cli import main
-from replaygate.core.errors import PackError
+from replaygate.core.errors import PackError, ReplayGateError
 from replaygate.core.model import Problem, RunResult, Status
 from replaygate.report.json import load_results, render_json
 from replaygate.results.merge import merge_results
@@ -56,19 +56,25 @@ def test_overlapping_shards_that_disagree_are_refused() -> None:
 @pytest.mark.parametrize(
     ("shards", "message"),
     [
-        ([(1, 3), (3, 3)], "one.json: shard 2/3 is not in the merge"),
+        (
+            [(1, 3), (3, 3)],
+            "shard 2/3 is not in the merge: no results file of it "
+            "(the files given hold shards 1, 3 of 3)",
+        ),
         ([(1, 2), (2, 3)], "two.json: a shard of 3, the others of 2"),
         ([(1, 2), None], "two.json: not a shard's results, while the other files are"),
         # no set of 10**12 indexes is built to find the one missing
-        ([(1, 10**12), (2, 10**12)], "one.json: shard 3/1000000000000 is not in the merge"),
+        ([(1, 10**12), (2, 10**12)], "shard 3/1000000000000 is not in the merge: no results"),
+        ([(1, 2), (1, 2)], "two.json: shard 1/2 again, as in one.json"),
     ],
 )
 def test_an_incomplete_set_of_shards_is_refused(
     shards: list[tuple[int, int] | None], message: str
 ) -> None:
     runs = [shard(result(), *s) if s else result() for s in shards]
-    with pytest.raises(PackError, match=message.replace("(", r"\(")):
+    with pytest.raises(ReplayGateError) as caught:
         merge_results(list(zip(["one.json", "two.json"], runs, strict=True)))
+    assert str(caught.value).startswith(message)
 
 
 def write(path: Path, run: RunResult) -> str:
@@ -207,3 +213,20 @@ def test_merged_shards_report_byte_for_byte_like_one_run(tmp_path: Path) -> None
         assert _without_timings(merged) == _without_timings(one), ext
     order = [c["case_id"] for c in json.loads((tmp_path / "all.json").read_text())["cases"]]
     assert order[:7] == [case_id for case_id, _ in cases]  # zeta/z.yaml first
+
+
+@pytest.mark.parametrize("spelling", ["1.json", "link.json"])
+def test_one_results_file_given_twice_is_refused_naming_it(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    spelling: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "1.json", shard(result(case("a")), 1, 1))
+    (tmp_path / "link.json").symlink_to("1.json")
+    assert main(["merge", "1.json", spelling]) == 2
+    also = "" if spelling == "1.json" else " (also as 1.json)"
+    assert capsys.readouterr().err == (
+        f"replaygate: {spelling}: given twice{also}: each results file is merged once\n"
+    )

@@ -260,6 +260,24 @@ def test_a_cancelled_run_stops_its_workers(tmp_path: Path) -> None:
     wait_until_gone(int(marker.read_text()), deadline)
 
 
+@pytest.mark.posix
+def test_a_plain_run_terminated_exits_143_its_workers_gone_no_report(tmp_path: Path) -> None:
+    """The CLI with no handler of the test's: SIGTERM kills and reaps the workers before the
+    run exits (not left to the kernel and init), and no report is written."""
+    mixed(tmp_path)
+    plain = STALLING.replace(
+        "signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))\n", ""
+    )
+    script = SCRIPT.replace("PATCH", plain + ALL_TO_ONE)
+    argv = [sys.executable, "-c", script, "2", str(tmp_path), "out.json", "told"]
+    process = subprocess.Popen(argv, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    marker = tmp_path / "stalled"
+    _, stderr = cancel_when_marked(process, marker, time.monotonic() + GUARD_S)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert not Path(f"/proc/{marker.read_text()}").exists(), "the worker outlived the run"
+    assert not (tmp_path / "out.json").exists()
+
+
 def long_ids(root: Path, contracts: int = 3, cases: int = 260) -> Path:
     """Failing cases with ids of 1,500 characters: answers far larger than a socket buffer."""
     body = CONTRACT.split("golden_cases:")[0] + "golden_cases:\n"

@@ -268,6 +268,9 @@ def test_a_compatible_server_takes_its_key_from_the_named_variable(
     assert {seen.body["model"] for seen in server.seen} == {"llama-3"}
 
 
+FORK_PR = {"head": {"repo": {"full_name": "fork/r"}}, "base": {"repo": {"full_name": "org/r"}}}
+
+
 @pytest.mark.parametrize(
     ("event", "payload", "why"),
     [
@@ -281,6 +284,26 @@ def test_a_compatible_server_takes_its_key_from_the_named_variable(
                 }
             },
             "from a fork",
+        ),
+        # the events the cache already took for a fork's, and a comment on a pull request
+        *(
+            (name, {"pull_request": FORK_PR}, f"a {name} event for a pull request from a fork")
+            for name in ("pull_request_review", "pull_request_review_comment")
+        ),
+        (
+            "workflow_run",
+            {
+                "workflow_run": {
+                    "head_repository": {"full_name": "fork/r"},
+                    "repository": {"full_name": "org/r"},
+                }
+            },
+            "a workflow_run event for a pull request from a fork",
+        ),
+        (
+            "issue_comment",
+            {"issue": {"number": 1, "pull_request": {"url": "x"}}},
+            "an issue_comment event for a pull request from a fork",
         ),
     ],
 )

@@ -4,6 +4,7 @@ from any folder; and the repository root it resolves against, printed once."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -231,3 +232,26 @@ def test_a_pack_named_with_the_case_must_have_it_even_when_its_folder_is_named_t
     assert code == 2
     found = [line for line in out.splitlines() if "no golden case" in line]
     assert found == ["packs/q/pack.yaml: no golden case 'second' here"]
+
+
+@pytest.mark.parametrize("how", ["path", "symlink"])
+def test_a_replayci_yml_pack_outside_the_repository_is_refused(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path_factory: pytest.TempPathFactory,
+    how: str,
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    make_pack(outside, contracts={"c.yaml": CONTRACT})
+    pack = os.path.relpath(outside / "packs/p", repo)
+    if how == "symlink":
+        (repo / "linked").symlink_to(outside / "packs/p", target_is_directory=True)
+        pack = "linked"
+    (repo / ".replayci.yml").write_text(f"pack: {pack}\n")
+    code, out, err = run(capsys)
+    assert code == 2, out + err
+    through = " through a symlink" if how == "symlink" else ""
+    assert err.splitlines()[-1] == (
+        f"replaygate: .replayci.yml:1: pack {pack!r} leaves the repository{through}"
+    )
+    assert "passed" not in out

@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import importlib
 import os
 import re
+import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from replaygate import __version__
-from replaygate.core.errors import EXIT_BUG, EXIT_CANCELLED, ReplayGateError, UsageError
+from replaygate.core.errors import (
+    EXIT_BUG,
+    EXIT_CANCELLED,
+    EXIT_TERMINATED,
+    ReplayGateError,
+    UsageError,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -39,7 +49,8 @@ exit codes:
        or a report could not be written
   3    internal error: a bug in replaygate, or a worker of --jobs was killed
   4    usage error: an unknown command or option, or a bad option value
-  130  cancelled
+  130  cancelled by Ctrl-C (SIGINT)
+  143  cancelled by SIGTERM; no report is written
 
 Run `replaygate COMMAND --help` for a command's options.
 """
@@ -134,6 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] in (["--version"], ["-V"]):
         print(f"replaygate {__version__}")
         return 0
+    with _terminated_as_interrupted() as received:
+        return _run(args, received)
+
+
+def _run(args: list[str], received: list[int]) -> int:
     parsed: argparse.Namespace | None = None
     try:
         parsed = _parse(args)
@@ -151,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print("replaygate: cancelled", file=sys.stderr)
-        return EXIT_CANCELLED
+        return EXIT_TERMINATED if received else EXIT_CANCELLED
     except Exception as exc:  # the one place a bug becomes a message
         report = bug_report(exc)
         print(report, file=sys.stderr)
@@ -159,6 +175,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         if logged is not None:
             print(f"replaygate: this report is also in {logged}", file=sys.stderr)
         return EXIT_BUG
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: the run stops where it is, as on Ctrl-C; no report is written half."""
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupted() -> Iterator[list[int]]:
+    """SIGTERM raises Terminated while the command runs, so that the clean-up that Ctrl-C
+    gets happens (forked workers killed and reaped, temporary files removed); without it
+    the process would die at once, its workers orphaned. A handler already in place (the
+    image's entrypoint) is kept. Yields the signals received."""
+    received: list[int] = []
+    main_thread = threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGTERM) if main_thread else None
+    if before is not signal.SIG_DFL:  # another thread's run, or someone else's handler
+        yield received
+        return
+
+    def terminate(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+        if len(received) == 1:  # a second signal must not interrupt the clean-up of the first
+            raise Terminated(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _report_error(exc: ReplayGateError, *, github: bool) -> None:

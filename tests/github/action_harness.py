@@ -33,6 +33,8 @@ class Action:
     event_name: str = "pull_request"
     fork: bool = False
     pr_number: int = 7
+    run_id: str = "4242"  # GITHUB_RUN_ID: every step of the job is part of one workflow run
+    run_attempt: str = "1"
     workspace: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -56,6 +58,8 @@ class Action:
             "GITHUB_EVENT_PATH": str(event),
             "GITHUB_REPOSITORY": REPOSITORY,
             "GITHUB_SHA": MERGE_SHA,
+            "GITHUB_RUN_ID": self.run_id,
+            "GITHUB_RUN_ATTEMPT": self.run_attempt,
             "GITHUB_REF": f"refs/pull/{self.pr_number}/merge",
             "GITHUB_API_URL": self.api_url,
             "GITHUB_SERVER_URL": "https://github.com",

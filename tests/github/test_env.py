@@ -286,3 +286,35 @@ def test_an_unreadable_event_file_of_a_pull_request_disables_the_cache() -> None
         "GITHUB_EVENT_PATH": "/nonexistent",
     }
     assert read_inputs(environ).cache_dir == ""
+
+
+_SAME = {"head": {"repo": {"full_name": "o/r"}}, "base": {"repo": {"full_name": "o/r"}}}
+_FORK = {"head": {"repo": {"full_name": "f/r"}}, "base": {"repo": {"full_name": "o/r"}}}
+
+
+@pytest.mark.parametrize(
+    ("name", "payload", "fork"),
+    [
+        ("push", {}, False),
+        ("pull_request", {"pull_request": _SAME}, False),
+        ("pull_request", {"pull_request": _FORK}, True),
+        ("pull_request_target", {"pull_request": _FORK}, True),
+        ("pull_request_review", {"pull_request": _FORK}, True),
+        ("pull_request_review_comment", {"pull_request": _SAME}, False),
+        ("workflow_run", {"workflow_run": {"head_repository": {"full_name": "f/r"},
+                                           "repository": {"full_name": "o/r"}}}, True),
+        ("issue_comment", {"issue": {"number": 3}}, False),  # a comment on an issue
+        ("issue_comment", {"issue": {"number": 3, "pull_request": {}}}, True),
+        ("issue_comment", None, True),  # an event file that cannot be read
+    ],
+)  # fmt: skip
+def test_one_rule_says_which_events_carry_a_forks_pull_request(
+    tmp_path: Path, name: str, payload: Any, fork: bool
+) -> None:
+    """The same answer for the cache (not read) and for record and live runs (refused)."""
+    event = tmp_path / "event.json"
+    if payload is not None:
+        event.write_text(json.dumps(payload))
+    environ = {"GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": str(event)}
+    assert env.carries_fork_payload(environ) is fork
+    assert env.trusts_cache(environ) is not fork

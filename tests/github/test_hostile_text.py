@@ -74,3 +74,21 @@ def test_a_recorded_error_code_is_a_classification_only_as_a_snake_case_word(
     assert f"(error code {ERROR_CODE!r})" in cases["odd"]["failures"][0]["message"]
     titles = {a.properties["title"].split(" (")[0] for a in step.annotations()}
     assert titles == {"unexpected_error", "rate_limit_exceeded"}
+
+
+def test_pr_text_in_check_run_annotations_cannot_hide(
+    api_action: Action, github_server: FakeGitHub
+) -> None:
+    """The check run's annotation messages and titles escape what the summary escapes."""
+    write_pack(api_action.workspace, HIDING, ids=HIDING)
+    step = api_action.run(check_run="true")
+    assert step.code == 1, step.log
+    [run] = github_server.check_runs.values()
+    annotations = run["annotations"]
+    assert len(annotations) == len(HIDING)
+    texts = [a["message"] + a.get("title", "") for a in annotations]
+    for text in texts:
+        assert not [char for char in text if unicodedata.category(char) == "Cf"], text
+    joined = "\n".join(texts)
+    assert "zero\\u200bwidth" in joined and "\\u202eevil" in joined
+    assert "tag\\U000e0041\\U000e0042" in joined

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from replaygate.assertions.jsonpath_walk import matches
+from replaygate.assertions.jsonpath_walk import FilterTooCostly, matches
 from replaygate.assertions.values import unwrap
 
 MAX_PATH_LENGTH = 512
@@ -58,7 +58,10 @@ class CompiledPath:
         if self.steps is not None:
             return _walk(doc, self.steps)
         walked = _fan_out(doc, self.fanned) if self.fanned is not None else matches(self.expr, doc)
-        found = list(islice(walked, MAX_MATCHES + 1))
+        try:
+            found = list(islice(walked, MAX_MATCHES + 1))
+        except FilterTooCostly as exc:
+            raise PathTooBroad(f"path not decided: {exc}") from None
         if len(found) > MAX_MATCHES:
             raise PathTooBroad(f"path matched more than {MAX_MATCHES} values")
         return [unwrap(value) for value in found]
@@ -69,6 +72,8 @@ class CompiledPath:
         if self.steps is not None:
             return [self.text] if _walk(doc, self.steps) else []
         expr = self.expr if self.expr is not None else _parsed(self.text)
+        if "?" in self.text:  # jsonpath-ng decides a filter eagerly: unbounded work
+            return []
         return [_written(datum.full_path, "$") for datum in expr.find(doc)]
 
 

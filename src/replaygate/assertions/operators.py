@@ -15,7 +15,7 @@ import regex
 from replaygate.assertions import composite
 from replaygate.assertions.mismatch import Env, Outcome
 from replaygate.assertions.regex_size import expanded_size
-from replaygate.assertions.regex_time import untimed_up_to
+from replaygate.assertions.regex_time import BudgetSpent, timed_search, untimed_up_to
 from replaygate.assertions.values import is_number, non_json, short, strict_equal, suggestion
 
 REGEX_TIMEOUT_S = 0.25  # per search; a longer one is an "error" mismatch
@@ -206,9 +206,8 @@ def _regex(actual: Any, pattern: regex.Pattern[str], env: Env) -> str | None:
         return f"{short(actual)} is not a string"
     try:
         found = search(pattern, actual)
-    except TimeoutError:
-        size = f"{len(actual)}-character string"
-        raise CheckError(f"regex {short(pattern.pattern)} timed out on a {size}") from None
+    except TimeoutError as exc:
+        raise CheckError(timed_out(pattern, actual, exc)) from None
     return None if found else f"{short(actual)} does not match {short(pattern.pattern)}"
 
 
@@ -224,7 +223,13 @@ def search(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
     the pattern's text assumes none of the flags that change the syntax)."""
     if not pattern.flags & _OTHER_SYNTAX and len(text) <= untimed_up_to(pattern.pattern):
         return pattern.search(text)
-    return pattern.search(text, timeout=REGEX_TIMEOUT_S)
+    return timed_search(pattern, text, REGEX_TIMEOUT_S)
+
+
+def timed_out(pattern: regex.Pattern[str], text: str, exc: TimeoutError) -> str:
+    """Why a search of ``pattern`` in ``text`` was stopped: its own bound, or the case's budget."""
+    said = f"regex {short(pattern.pattern)} timed out on a {len(text)}-character string"
+    return f"{said}: {exc}" if isinstance(exc, BudgetSpent) else said
 
 
 def _gte(actual: Any, limit: float, env: Env) -> str | None:

@@ -1,4 +1,4 @@
-"""Which regex searches need no time bound.
+"""Which regex searches need no time bound, and the CPU budget a case's timed searches share.
 
 A search's time bound (``timeout=``) reads the process's CPU clock, a system call that costs
 more than searching a short id. A pattern whose repeats each repeat one character (no repeated
@@ -11,20 +11,33 @@ ends long before the bound would (a step is nanoseconds), so it runs without one
 The structure is read with Python's ``re`` parser. A pattern it cannot read, or that the regex
 module could read differently (a literal ``{``: ``{e<=1}`` is fuzzy matching there), keeps its
 time bound.
+
+A timed search is bounded twice: by its own bound, and by what is left of its case's budget
+(CASE_BUDGET_S of CPU time for every timed search of one case together: contract `regex`, a
+tool schema's `pattern`, `args_match`), so that a pattern just under the bound, searched in
+thousands of values, cannot hold the run for hours. A search past the budget raises
+BudgetSpent, a TimeoutError every caller already turns into an errored case.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import re
+import time
 import warnings
+from collections.abc import Iterator
+from contextvars import ContextVar
 from re import _constants as sre  # type: ignore[attr-defined]  # no public regex parser
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
+import regex
+
 from replaygate.assertions.regex_size import expanded_size
 
+CASE_BUDGET_S = 2.0  # CPU seconds for all the timed searches of one case
 STEPS = 1_000_000  # at most a few tens of milliseconds, against a bound of 250 ms
 _ONE_CHARACTER = {sre.LITERAL, sre.NOT_LITERAL, sre.ANY, sre.IN}
 _REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT}
@@ -101,3 +114,49 @@ def _longest(size: int, shape: _Shape) -> int:
         else:
             high = middle - 1
     return low
+
+
+class BudgetSpent(TimeoutError):
+    """The timed searches of one case used up its CPU budget."""
+
+    def __init__(self, budget_s: float) -> None:
+        super().__init__(f"the case's regex CPU budget of {budget_s:g} s is spent")
+
+
+class _Budget:
+    def __init__(self, seconds: float) -> None:
+        self.given = self.left = seconds
+
+
+# the case being judged on this thread (record judges cases on threads) and what it has left
+_BUDGET: ContextVar[_Budget | None] = ContextVar("regex_budget", default=None)
+
+
+@contextlib.contextmanager
+def case_budget(seconds: float | None = None) -> Iterator[None]:
+    """The timed searches inside share ``seconds`` (CASE_BUDGET_S when None) of CPU time."""
+    token = _BUDGET.set(_Budget(CASE_BUDGET_S if seconds is None else seconds))
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def timed_search(pattern: regex.Pattern[str], text: str, bound: float) -> regex.Match[str] | None:
+    """``pattern.search(text)`` within ``bound`` and what is left of the case's budget;
+    TimeoutError past the bound, BudgetSpent past the budget."""
+    budget = _BUDGET.get()
+    if budget is None:
+        return pattern.search(text, timeout=bound)
+    if budget.left <= 0:
+        raise BudgetSpent(budget.given)
+    started = time.thread_time()
+    try:
+        return pattern.search(text, timeout=min(bound, budget.left))
+    except TimeoutError:
+        if budget.left < bound:  # the budget's end, not the search's own bound
+            budget.left = 0.0
+            raise BudgetSpent(budget.given) from None
+        raise
+    finally:
+        budget.left -= time.thread_time() - started

@@ -107,9 +107,8 @@ def flags_differ(pattern: regex.Pattern[str]) -> bool:
 def search(pattern: regex.Pattern[str], text: str) -> bool:
     try:
         return operators.search(pattern, text) is not None
-    except TimeoutError:
-        size = f"{len(text)}-character string"
-        raise CheckError(f"regex {short(pattern.pattern)} timed out on a {size}") from None
+    except TimeoutError as exc:
+        raise CheckError(operators.timed_out(pattern, text, exc)) from None
 
 
 def json_text(value: Any) -> str:

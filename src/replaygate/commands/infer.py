@@ -84,12 +84,24 @@ def _infer_into(output: Path, pack: Pack, samples: list[Sample], *, merge: bool)
 
     if not samples:
         raise ReplayGateError("no recording calls a tool: nothing to infer")
+    _inside_the_repository(output, pack)
     where_run_reads(output, pack)
     inferred = infer(samples)
     action = _write(output, pack, inferred, golden_cases(samples), merge=merge)
     count = f"{len(samples)} recording{'' if len(samples) == 1 else 's'}"
     print(f"replaygate: {action} {output} from {count} (confidence {tier(len(samples))})",
           file=sys.stderr)  # fmt: skip
+
+
+def _inside_the_repository(output: Path, pack: Pack) -> None:
+    """The contract is read and written under `run`'s rules: a path (a committed symlink
+    included) that leaves the repository or goes into .git is refused, nothing read there."""
+    from replaygate.loading.files import resolve_inside
+
+    relative = os.path.relpath(os.path.abspath(output), pack.root)
+    resolve_inside(
+        pack.root, relative, root=pack.root, what="the contract", file=str(output), line=None
+    )
 
 
 def _write(

@@ -131,6 +131,7 @@ def long_lived() -> Iterator[None]:
 
 
 def _main(args: argparse.Namespace) -> int:
+    from replaygate.results.identity import run_identity
     from replaygate.results.shard import parse_shard
 
     stdout_report(args)  # refuses two reports on stdout before any work
@@ -147,6 +148,9 @@ def _main(args: argparse.Namespace) -> int:
     meta = dict(result.meta)
     if shard is not None:
         meta["shard"] = {"index": shard.index, "count": shard.count}
+    identity = run_identity(os.environ)
+    if identity is not None:  # so that `merge` can tell this run's shards from planted ones
+        meta["run"] = identity
     roots = {str(pack.root) for pack in loaded.packs}
     if len(roots) == 1:  # the GitHub layer maps result paths from it to the workspace
         meta["root"] = roots.pop()

@@ -12,6 +12,7 @@ EXIT_BUG = 3  # an internal error: a bug in replaygate
 EXIT_USAGE = 4  # an unknown option or a bad option value (pytest's code)
 SIGNAL_BASE = 128  # plus the signal's number: how a shell reports a run a signal stopped
 EXIT_CANCELLED = SIGNAL_BASE + 2  # 130: stopped by SIGINT (Ctrl-C), or cancelled
+EXIT_TERMINATED = SIGNAL_BASE + 15  # 143: stopped by SIGTERM (a CI runner cancelling the job)
 
 
 def exit_on_signal(signum: int) -> int:

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from replaygate.assertions.regex_time import case_budget
 from replaygate.core.fingerprint import fingerprint
 from replaygate.core.model import CaseResult, Classification, Failure, Status
 from replaygate.engine.call_checks import check_calls
@@ -93,7 +94,8 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
         return _result(ctx, Status.SKIPPED, started, reason=source.skip)
     col = Collector(ctx)
     try:
-        code = _observe(col, source)
+        with case_budget():  # every timed regex search of the case shares one CPU budget
+            code = _observe(col, source)
     except CaseUndecidable as exc:
         return _result(ctx, Status.ERROR, started, reason=str(exc))
     if ctx.contract.scoring is None:

@@ -12,6 +12,7 @@ from typing import Any
 import jsonschema_rs
 
 from replaygate.assertions.operators import OPERATORS, search
+from replaygate.assertions.regex_time import BudgetSpent
 from replaygate.loading.json_reader import fast_codecs
 
 # A schema's canonical text: what its validators are built from, and their cache key (see
@@ -41,6 +42,8 @@ def _search(pattern: str, text: str) -> bool:
     """
     try:
         return search(_compiled(pattern), text) is not None
+    except BudgetSpent as exc:
+        raise InvalidToolSchema(f"pattern {pattern[:80]!r} timed out: {exc}") from None
     except TimeoutError:
         raise InvalidToolSchema(f"pattern {pattern[:80]!r} timed out") from None
 

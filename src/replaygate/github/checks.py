@@ -10,6 +10,7 @@ from typing import Any
 from replaygate.github.annotations import Level
 from replaygate.github.api import GitHubApi
 from replaygate.github.wire import GitHubApiError, clip_utf8
+from replaygate.report.escape import xml_safe
 from replaygate.results.verdict import Conclusion
 
 MAX_ANNOTATIONS = 50  # per request; later batches go by PATCH and are appended
@@ -40,10 +41,13 @@ class CheckAnnotation:
             "start_line": start,
             "end_line": max(start, self.end_line),
             "annotation_level": str(self.level),
-            "message": clip_utf8(self.message or "(no message)", MAX_DETAIL_BYTES, DETAIL_CUT),
+            # characters that hide or reorder text shown as escapes, as in the summary
+            "message": clip_utf8(
+                xml_safe(self.message or "(no message)"), MAX_DETAIL_BYTES, DETAIL_CUT
+            ),
         }
         if self.title is not None:
-            data["title"] = clip_title(self.title)
+            data["title"] = clip_title(xml_safe(self.title))
         return data
 
 

@@ -22,8 +22,14 @@ DEFAULT_AUTHOR = "github-actions[bot]"  # the workflow token's login; GET /user 
 DEFAULT_CHECK_RUN_ANNOTATIONS = 1000  # 20 requests of 50: a rate limit's worth of writes
 DEFAULT_API_DEADLINE = 60.0  # seconds for every request to the API, together
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
-# The events a fork's pull request can cause: the results cache is not read for a fork's
-FORK_EVENTS = PR_EVENTS | {"pull_request_review", "pull_request_review_comment", "workflow_run"}
+# The events that can carry a fork's pull request (see carries_fork_payload): the one rule
+# for the results cache (not read) and for record and live runs (refused)
+FORK_EVENTS = PR_EVENTS | {
+    "pull_request_review",
+    "pull_request_review_comment",
+    "workflow_run",
+    "issue_comment",
+}
 # The runner mounts $RUNNER_TEMP/_github_home at /github/home in a Docker action's container:
 # actions/cache saves and restores it there as ${{ runner.temp }}/_github_home/.cache/replaygate.
 CACHE_DIR = "/github/home/.cache/replaygate"
@@ -191,20 +197,30 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
 
 def trusts_cache(environ: Mapping[str, str]) -> bool:
     """Whether the run may read the results cache: not for a fork's pull request, whose
-    earlier run could have written the cache it would restore. Its reviews run in its cache
-    scope too, and a workflow_run after its run is on its behalf; an event of these whose
-    file cannot be read is taken for a fork's."""
+    earlier run could have written the cache it would restore."""
+    return not carries_fork_payload(environ)
+
+
+def carries_fork_payload(environ: Mapping[str, str]) -> bool:
+    """Whether the event may be about a fork's pull request, whose code or data the run
+    would then act on: the pull request's own events and its reviews when its head
+    repository is not the base repository, a workflow_run of another repository's head,
+    and a comment on a pull request (its payload does not say where the head is). An event
+    of these whose file cannot be read is taken for a fork's."""
     name = environ.get("GITHUB_EVENT_NAME", "")
     if name not in FORK_EVENTS:
-        return True
+        return False
     payload = _load_event(environ.get("GITHUB_EVENT_PATH", ""))
+    if name == "issue_comment":
+        on_an_issue = isinstance(_dig(payload, "issue"), dict)  # {} when it cannot be read
+        return not on_an_issue or _dig(payload, "issue", "pull_request") is not None
     if name == "workflow_run":
         head = _text(payload, "workflow_run", "head_repository", "full_name")
         base = _text(payload, "workflow_run", "repository", "full_name")
     else:
         head = _text(payload, "pull_request", "head", "repo", "full_name")
         base = _text(payload, "pull_request", "base", "repo", "full_name")
-    return bool(head) and head == base
+    return not head or head != base
 
 
 def api_token(environ: Mapping[str, str]) -> str:

@@ -236,11 +236,11 @@ def default_targets(cwd: Path) -> Defaults:
                 folder, CONFIG_FILE, root=top or cwd, what="config file",
                 within="the repository", file=shown, line=None,
             )  # fmt: skip
-            return _read_config(contained, cwd, shown)
+            return _read_config(contained, cwd, shown, top or cwd)
     return Defaults([os.path.relpath((top or cwd) / DEFAULT_PACKS, cwd)], [])
 
 
-def _read_config(config: Path, cwd: Path, shown: str) -> Defaults:
+def _read_config(config: Path, cwd: Path, shown: str, root: Path) -> Defaults:
     data = yaml_reader.load_yaml(config, shown=shown)
     if not isinstance(data, dict):
         raise PackError(shown, 1, "expected a mapping of keys (pack: ./packs/my-pack)")
@@ -254,8 +254,14 @@ def _read_config(config: Path, cwd: Path, shown: str) -> Defaults:
     pack = data.get("pack")
     if pack is None:
         return Defaults([os.path.relpath(config.parent / DEFAULT_PACKS, cwd)], warnings)
+    line = yaml_reader.line_of(data, ("pack",))
     if not isinstance(pack, str) or not pack:
-        raise PackError(shown, yaml_reader.line_of(data, ("pack",)), "pack: expected a path")
+        raise PackError(shown, line, "pack: expected a path")
+    # a committed file names the pack: it stays in the repository, as every path a pack names
+    relative = os.path.relpath(os.path.join(config.parent, pack), root)
+    files.resolve_inside(
+        root, relative, root=root, what="pack", within="the repository", file=shown, line=line
+    )
     return Defaults([os.path.relpath(config.parent / pack, cwd)], warnings)
 
 

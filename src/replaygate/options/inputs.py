@@ -143,10 +143,10 @@ def _check_key(key_env: str, key: str) -> None:
 
 def refuse_untrusted_event(environ: Mapping[str, str]) -> None:
     """Recording sends a key to a provider: never for code a fork's pull request controls."""
-    from replaygate.github.env import read_event
+    from replaygate.github.env import FORK_EVENTS, PR_EVENTS, carries_fork_payload, read_event
 
     event = read_event(environ)
-    if event.name.startswith("pull_request"):
+    if event.name in FORK_EVENTS:
         unreadable = _unreadable(environ.get("GITHUB_EVENT_PATH", ""))
         if unreadable:
             raise ReplayGateError(
@@ -158,9 +158,12 @@ def refuse_untrusted_event(environ: Mapping[str, str]) -> None:
             "refusing to record on a pull_request_target event: it runs with the base "
             "repository's secrets on a pull request's code"
         )
-    if event.name.startswith("pull_request") and event.fork:
+    if carries_fork_payload(environ):  # the cache's rule: one rule for a fork's events
+        article = "an" if event.name[:1] in "aeiou" else "a"
+        where = "" if event.name in PR_EVENTS else f"{article} {event.name} event for "
         raise ReplayGateError(
-            "refusing to record on a pull request from a fork: its code must not get the API key"
+            f"refusing to record on {where}a pull request from a fork (or one whose head is "
+            "not known): its code must not get the API key"
         )
 
 

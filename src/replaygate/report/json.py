@@ -58,6 +58,8 @@ def json_chunks(result: RunResult) -> Iterator[str]:
     yield from _list_member("cases", map(_case, result.cases))
     if "shard" in result.meta:
         yield ",\n" + _member("shard", result.meta["shard"])
+    if "run" in result.meta:
+        yield ",\n" + _member("run", result.meta["run"])
     yield "\n}\n"
 
 
@@ -188,6 +190,8 @@ def _meta(document: dict[str, Any]) -> dict[str, Any]:
         meta["provider"] = document["provider"]
     if "shard" in document:
         meta["shard"] = dict(document["shard"])
+    if "run" in document:
+        meta["run"] = dict(document["run"])
     return meta
 
 

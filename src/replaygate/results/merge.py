@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from replaygate.core.errors import PackError
+from replaygate.core.errors import PackError, ReplayGateError
 from replaygate.core.model import CaseResult, PackSummary, RunResult
 
 CaseKey = tuple[str, str, str]  # pack, contract, case id
@@ -75,11 +75,20 @@ def _check_shards(named: Sequence[Named]) -> None:
     for shown, shard in sharded:
         if shard["count"] != count:
             raise PackError(shown, None, f"a shard of {shard['count']}, the others of {count}")
-    present = {shard["index"] for _, shard in sharded}
+    present: dict[int, str] = {}
+    for shown, shard in sharded:
+        index = shard["index"]
+        if index in present:
+            raise PackError(shown, None, f"shard {index}/{count} again, as in {present[index]}")
+        present[index] = shown
     # the first index missing is at most one past the files given: no range of `count` is built
     missing = next((k for k in range(1, len(present) + 2) if k not in present), None)
     if missing is not None and missing <= count:
-        raise PackError(sharded[0][0], None, f"shard {missing}/{count} is not in the merge")
+        given = ", ".join(f"{k}" for k in sorted(present))
+        raise ReplayGateError(
+            f"shard {missing}/{count} is not in the merge: no results file of it "
+            f"(the files given hold shard{'s' if len(present) > 1 else ''} {given} of {count})"
+        )
 
 
 def _meta(named: Sequence[Named]) -> dict[str, Any]:
