@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from replaygate.loading import models, recording
+from replaygate.loading import choices, models, recording
 from replaygate.loading.models import Record, validation_errors
 
 HASH = r"^sha256:[0-9a-f]{64}$"
@@ -32,6 +32,15 @@ def _known(versions: Any) -> AfterValidator:
         return value
 
     return AfterValidator(check)
+
+
+def _checked(check: Any) -> AfterValidator:
+    return AfterValidator(check)
+
+
+MODE = Annotated[str, _checked(choices.member(choices.PROVIDER_MODES, "a provider mode"))]
+RETRY = Annotated[str, _checked(choices.member(choices.RETRY_ON, "a retry condition"))]
+CODE = Annotated[str, _checked(choices.error_code)]
 
 
 class _Strict(BaseModel):
@@ -75,8 +84,8 @@ class GoldenCaseModel(_Strict):
     id: str = Field(min_length=1)
     input_ref: str = Field(min_length=1)
     expect_ok: bool
-    expected_error: str | None = None
-    provider_modes: list[str] | None = None
+    expected_error: CODE | None = None
+    provider_modes: list[MODE] | None = None
 
 
 class TimeoutsModel(_Strict):
@@ -86,7 +95,7 @@ class TimeoutsModel(_Strict):
 
 class RetriesModel(_Strict):
     max_attempts: int = Field(default=0, ge=0)
-    retry_on: list[str] = []
+    retry_on: list[RETRY] = []
     backoff_ms: int = Field(default=500, ge=0)
 
 
@@ -111,7 +120,7 @@ class ContractModel(_Strict):
     timeouts: TimeoutsModel | None = None
     retries: RetriesModel | None = None
     rate_limits: RateLimitsModel | None = None
-    allowed_errors: list[str] = []
+    allowed_errors: list[CODE] = []
     trace_assertions: list[dict[str, Any]] | None = None
 
 
@@ -194,7 +203,7 @@ SCALARS = st.sampled_from(
         None, True, False, 0, 1, -1, 90, 0.0, 0.5, 1.0, 1.5, -0.1, float("inf"), float("nan"),
         "", "x", "any", "strict", "lenient", "v0.1", "v9", "1.0", "openai", "anthropic",
         "2026-11-26T09:00:00Z", "2026-11-26", "yesterday", "sha256:" + "a" * 64, "sha256:x",
-        "1", 10**30,
+        "1", 10**30, "recorded", "recoded", "5xx", "rate_limt", "wrong_tool", "overloaded",
     ]
 )  # fmt: skip
 # misspellings, and every key of every model: one out of its place gets a hint of where it

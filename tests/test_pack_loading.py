@@ -715,3 +715,88 @@ def test_a_long_unknown_key_is_quoted_as_a_short_excerpt(tmp_path: Path) -> None
 def test_an_unknown_key_with_a_line_break_is_quoted_on_one_line(tmp_path: Path) -> None:
     (problem,) = problems_for(tmp_path, CONTRACT + '"a\\nb\\u202e": 1\n')
     assert problem == "packs/p/contracts/c.yaml:11: unknown key 'a\\nb\\u202e'"
+
+
+def test_a_pack_with_no_contract_is_a_problem_naming_the_misnamed_folder(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path)
+    (pack / "contracts").rename(pack / "contract")
+    assert load_all(tmp_path)[0] == [
+        "packs/p/pack.yaml: the pack has no contract: the contracts directory "
+        "packs/p/contracts does not exist; did you mean contract/? rename it contracts/, "
+        "or set paths.contracts_dir"
+    ]
+
+
+def test_a_pack_whose_contracts_list_is_empty_is_a_problem(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path, pack_yaml="pack_id: p\ncontracts: []\n")
+    (pack / "contracts" / "c.yaml").unlink()
+    assert load_all(tmp_path)[0] == [
+        "packs/p/pack.yaml:2: the pack has no contract: its `contracts` list is empty"
+    ]
+
+
+def test_a_contract_with_no_golden_case_is_a_problem(tmp_path: Path) -> None:
+    contract = CONTRACT.split("golden_cases:")[0] + "golden_cases: []\n"
+    assert problems_for(tmp_path, contract) == [
+        "packs/p/contracts/c.yaml:7: golden_cases: needs at least one item, got none"
+    ]
+
+
+def _with_case(extra: str, top: str = "") -> str:
+    return top + CONTRACT.rstrip("\n") + "\n" + extra
+
+
+@pytest.mark.parametrize(
+    ("contract", "problem"),
+    [
+        (
+            _with_case('    provider_modes: ["recoded"]\n'),
+            "packs/p/contracts/c.yaml:11: golden_cases[0].provider_modes[0]: 'recoded' is not a "
+            "provider mode (known: recorded, live, openai, openai-responses, anthropic, "
+            "openai-compatible) (did you mean 'recorded'?)",
+        ),
+        (
+            _with_case("    expected_error: wrong_tol\n").replace(
+                "expect_ok: true", "expect_ok: false"
+            ),
+            "packs/p/contracts/c.yaml:11: golden_cases[0].expected_error: 'wrong_tol' is not an "
+            "error code replaygate knows, and is close to one: did you mean 'wrong_tool'? (a "
+            "recorded provider's own code, unlike any known one, is accepted as written)",
+        ),
+        (
+            _with_case("", "retries:\n  retry_on: ['429', '5xxx']\n"),
+            "packs/p/contracts/c.yaml:2: retries.retry_on[1]: '5xxx' is not a retry condition "
+            "(known: 429, 5xx, timeout) (did you mean '5xx'?)",
+        ),
+        (
+            _with_case("", "allowed_errors: [rate_limt]\n"),
+            "packs/p/contracts/c.yaml:1: allowed_errors[0]: 'rate_limt' is not an error code "
+            "replaygate knows, and is close to one: did you mean 'rate_limit'? (a recorded "
+            "provider's own code, unlike any known one, is accepted as written)",
+        ),
+        (
+            _with_case("", "tool_order: strcit\n"),
+            "packs/p/contracts/c.yaml:1: tool_order: must be one of any, strict, got 'strcit' "
+            "(did you mean 'strict'?)",
+        ),
+    ],
+)
+def test_an_enumerated_value_outside_its_documented_set_is_a_problem_with_a_suggestion(
+    tmp_path: Path, contract: str, problem: str
+) -> None:
+    assert problems_for(tmp_path, contract) == [problem]
+
+
+def test_allowed_errors_accept_a_recorded_code_unlike_any_known_one(tmp_path: Path) -> None:
+    assert problems_for(tmp_path, _with_case("", "allowed_errors: [overloaded_error]\n")) == []
+
+
+def test_the_documented_sets_are_the_ones_the_providers_use() -> None:
+    from replaygate.loading import choices
+    from replaygate.providers.client import ErrorKind
+    from replaygate.providers.names import ProviderName
+    from replaygate.providers.transport import RetryOn
+
+    assert ("recorded", "live", *ProviderName) == choices.PROVIDER_MODES
+    assert tuple(RetryOn) == choices.RETRY_ON
+    assert tuple(ErrorKind) == choices.LIVE_ERROR_CODES

@@ -24,6 +24,7 @@ from replaygate.commands.options import (
 )
 from replaygate.commands.output import stdout_report
 from replaygate.core.errors import UsageError
+from replaygate.results.verdict import nothing_judged
 
 if TYPE_CHECKING:
     from replaygate.core.model import RunResult
@@ -148,6 +149,8 @@ def _main(args: argparse.Namespace) -> int:
     meta = dict(result.meta)
     if shard is not None:
         meta["shard"] = {"index": shard.index, "count": shard.count}
+    else:  # a shard may hold no case: the other shards judge them
+        result = dataclasses.replace(result, problems=result.problems + nothing_judged(result))
     roots = {str(pack.root) for pack in loaded.packs}
     if len(roots) == 1:  # the GitHub layer maps result paths from it to the workspace
         meta["root"] = roots.pop()

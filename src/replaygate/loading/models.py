@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar, cast, g
 from pydantic_core import PydanticUndefined, SchemaValidator, ValidationError
 from pydantic_core import core_schema as cs
 
-from replaygate.assertions.values import yaml_reading
+from replaygate.assertions.values import suggestion, yaml_reading
+from replaygate.loading import choices
 from replaygate.loading.files import excerpt
 
 if TYPE_CHECKING:
@@ -280,8 +281,10 @@ class AssertionsModel(Record):
     id=text(min_length=1),
     input_ref=text(min_length=1),
     expect_ok=boolean(),
-    expected_error=optional(text()),
-    provider_modes=optional(list_of(text())),
+    expected_error=optional(checked(text(), choices.error_code)),
+    provider_modes=optional(
+        list_of(checked(text(), choices.member(choices.PROVIDER_MODES, "a provider mode")))
+    ),
 )
 class GoldenCaseModel(Record):
     id: str
@@ -299,7 +302,9 @@ class TimeoutsModel(Record):
 
 @record(
     max_attempts=whole(ge=0).or_default(0),
-    retry_on=list_of(text()).or_empty(),
+    retry_on=list_of(
+        checked(text(), choices.member(choices.RETRY_ON, "a retry condition"))
+    ).or_empty(),
     backoff_ms=whole(ge=0).or_default(500),
 )
 class RetriesModel(Record):
@@ -334,7 +339,7 @@ class RateLimitsModel(Record):
     timeouts=optional(nested(TimeoutsModel)),
     retries=optional(nested(RetriesModel)),
     rate_limits=optional(nested(RateLimitsModel)),
-    allowed_errors=list_of(text()).or_empty(),
+    allowed_errors=list_of(checked(text(), choices.error_code)).or_empty(),
     trace_assertions=optional(list_of(mapping())),
 )
 class ContractModel(Record):
@@ -588,7 +593,8 @@ def _words(error: Any) -> str:
         # pydantic's own list: quoted strings, bare numbers, joined by commas and "or"
         found = re.findall(r"'([^']*)'|([^\s,']+)", str(ctx.get("expected", "")))
         allowed = [text or bare for text, bare in found if text or bare != "or"]
-        return f"must be one of {', '.join(allowed)}, got {_shown(value)}"
+        hint = suggestion(value, allowed) if isinstance(value, str) else ""
+        return f"must be one of {', '.join(allowed)}, got {_shown(value)}{hint}"
     if kind in _BOUNDS:
         key, phrase = _BOUNDS[kind]
         return f"must be {phrase} {ctx.get(key)}, got {_shown(value)}"

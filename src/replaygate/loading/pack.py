@@ -109,11 +109,32 @@ def _no_golden_dir(golden_dir: Path, pack_dir: Path, root: Path) -> str:
         f"the golden directory {files.shown_path(golden_dir, root)} does not exist "
         "(fixtures are read from the pack's golden/ folder, or from paths.golden_dir)"
     )
+    return message + _folder_hint(golden_dir, pack_dir, "golden_dir")
+
+
+def _folder_hint(missing: Path, pack_dir: Path, key: str) -> str:
+    """ "; did you mean contract/? ..." when a folder of the pack is named like ``missing``."""
     folders = [entry.name for entry in pack_dir.iterdir() if entry.is_dir()]
-    close = difflib.get_close_matches(golden_dir.name, folders, n=1)
-    if close:
-        message += f"; did you mean {close[0]}/? rename it golden/, or set paths.golden_dir"
-    return message
+    close = difflib.get_close_matches(missing.name, folders, n=1)
+    if not close:
+        return ""
+    return f"; did you mean {close[0]}/? rename it {missing.name}/, or set paths.{key}"
+
+
+def _no_contract(
+    model: PackModel, raw: Any, contracts_dir: Path, pack_dir: Path, root: Path, shown: str
+) -> Problem:
+    """Why a pack that would run nothing is a problem: a green check must have checked."""
+    if model.contracts is not None:  # an empty list
+        line = yaml_reader.line_of(raw, ("contracts",))
+        return Problem(shown, line, "the pack has no contract: its `contracts` list is empty")
+    folder = files.shown_path(contracts_dir, root)
+    if not contracts_dir.is_dir():
+        why = f"the contracts directory {folder} does not exist"
+        why += _folder_hint(contracts_dir, pack_dir, "contracts_dir")
+    else:
+        why = f"the contracts directory {folder} holds no .yaml or .yml file"
+    return Problem(shown, None, f"the pack has no contract: {why}")
 
 
 def load_pack(
@@ -171,7 +192,12 @@ def _plan(pack_file: Path, root: Root, selection: Selection, now: datetime) -> _
         problems += exc.problems()
         return plan
     if selection.everything:
-        problems += unlisted(model, layout.contracts_dir, pack_dir, raw, shown, globbed)
+        left_out = unlisted(model, layout.contracts_dir, pack_dir, raw, shown, globbed)
+        problems += left_out
+        if not (chosen_files or model.contracts or left_out or _other_formats(pack_dir)):
+            problems.append(
+                _no_contract(model, raw, layout.contracts_dir, pack_dir, root.path, shown)
+            )
     plan.contract_files = chosen_files
     plan.chosen = [path for path in chosen_files if selection.wants_contract(path)]
     # read before the contracts: a contract loaded in another process is judged there
