@@ -800,3 +800,48 @@ def test_the_documented_sets_are_the_ones_the_providers_use() -> None:
     assert ("recorded", "live", *ProviderName) == choices.PROVIDER_MODES
     assert tuple(RetryOn) == choices.RETRY_ON
     assert tuple(ErrorKind) == choices.LIVE_ERROR_CODES
+
+
+EVERY_KIND_OF_MISTAKE = """\
+tool: get_weather
+tool_ordre: strict
+expected_tool_calls:
+  - name: get_weather
+    argument_invariants:
+      - path: $.city
+        equal: Bern
+      - path: $.city[
+        equals: Bern
+      - path: $.days
+        gte: many
+        regex: "("
+assertions:
+  output_invariants:
+    - path: $.tool_calls
+      lenght_gte: 1
+golden_cases:
+  - id: ok
+    input_ref: ok.json
+    expect_ok: true
+  - id: ok
+    input_ref: ok.json
+    expect_ok: true
+"""
+
+
+def test_every_problem_of_a_contract_is_reported_not_the_first(tmp_path: Path) -> None:
+    found = problems_for(tmp_path, EVERY_KIND_OF_MISTAKE)
+    assert [problem.split(": ")[0] for problem in found] == [
+        f"packs/p/contracts/c.yaml:{line}" for line in (2, 7, 8, 11, 12, 16, 21)
+    ]
+    assert found[0].endswith("unknown key 'tool_ordre' (did you mean 'tool_order'?)")
+    assert "unknown operator 'equal'" in found[1]
+    assert "duplicate golden case id 'ok'" in found[6]
+
+
+def test_every_problem_of_a_valid_shaped_contract_is_reported(tmp_path: Path) -> None:
+    contract = EVERY_KIND_OF_MISTAKE.replace("tool_ordre", "tool_order")
+    found = problems_for(tmp_path, contract)
+    assert [problem.split(": ")[0] for problem in found] == [
+        f"packs/p/contracts/c.yaml:{line}" for line in (7, 8, 11, 12, 16, 21)
+    ]

@@ -15,7 +15,7 @@ from replaygate.core.errors import PackError
 from replaygate.core.model import Problem
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.allowlist import Allowlist, load_allowlist
-from replaygate.loading.contract import Contract, compile_contract
+from replaygate.loading.contract import Contract, assertion_problems, compile_contract
 from replaygate.loading.contract_files import contract_files, contracts_in, unlisted
 from replaygate.loading.formats.registry import PACK_FOLDERS
 from replaygate.loading.golden import unused_fixtures
@@ -37,7 +37,12 @@ def load_contract(path: Path, pack_dir: Path, root: Path) -> Contract:
     raw = yaml_reader.load_yaml(path, shown=shown)
     if not isinstance(raw, Mapping):
         raise PackError(shown, 1, "a contract must be a mapping of keys (tool, golden_cases, ...)")
-    model = validate(ContractModel, raw, shown)
+    try:
+        model = validate(ContractModel, raw, shown)
+    except PackError as exc:  # with the problems of its assertions on other lines
+        lines = {each.line for each in exc.each()}
+        found = [*exc.each(), *(e for e in assertion_problems(raw, shown) if e.line not in lines)]
+        raise PackError(exc.file, exc.line, exc.message, also=tuple(found[1:])) from None
     return compile_contract(model, raw, path=contract_path(path, pack_dir, root), file=shown)
 
 
