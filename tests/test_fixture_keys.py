@@ -271,3 +271,81 @@ def test_key_problems_are_the_plain_walks(
         response.update(tool_calls=calls, error=error)
     data = {**top, "request": request, "response": response}
     assert key_problems(data) == _reference(data)
+
+
+def _schema(data: dict[str, Any]) -> dict[str, Any]:
+    schema: dict[str, Any] = data["request"]["tools"][0]["parameters"]
+    return schema
+
+
+def test_a_misspelt_json_schema_keyword_errors_the_case_with_its_line_and_suggestion(
+    tmp_path: Path,
+) -> None:
+    data = fixture()
+    _schema(data)["requried"] = _schema(data).pop("required")
+    case = case_for(tmp_path, data)
+    assert case.status is Status.ERROR
+    assert case.reason == (
+        "packs/p/golden/ok.json:22: request.tools[0].parameters: 'requried' is not a keyword "
+        "of JSON Schema draft 2020-12, so it checks nothing (did you mean 'required'?); an "
+        "annotation of your own starts with x-"
+    )
+
+
+def test_schema_keywords_are_checked_where_schemas_nest_and_by_the_schemas_draft() -> None:
+    data = fixture()
+    schema = _schema(data)
+    schema["properties"]["city"]["maxLenght"] = 3
+    schema["properties"]["days"] = {"type": "array", "items": {"minimun": 1}}
+    schema["x-internal"] = True
+    schema["description"] = "a"
+    schema["examples"] = [{"city": "Bern"}]
+    wrapped = copy.deepcopy(WRAPPED_TOOL)
+    wrapped["function"]["parameters"] = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "$defs": {},
+        "definitions": {"a": {"typ": "string"}},
+    }
+    data["request"]["tools"].append(wrapped)
+    assert key_problems(data) == [
+        (
+            ("request", "tools", 0, "parameters", "properties", "city", "maxLenght"),
+            "'maxLenght' is not a keyword of JSON Schema draft 2020-12, so it checks nothing "
+            "(did you mean 'maxLength'?); an annotation of your own starts with x-",
+        ),
+        (
+            ("request", "tools", 0, "parameters", "properties", "days", "items", "minimun"),
+            "'minimun' is not a keyword of JSON Schema draft 2020-12, so it checks nothing "
+            "(did you mean 'minimum'?); an annotation of your own starts with x-",
+        ),
+        (
+            ("request", "tools", 1, "function", "parameters", "$defs"),
+            "'$defs' is not a keyword of JSON Schema draft-07, so it checks nothing "
+            "(did you mean '$ref'?); an annotation of your own starts with x-",
+        ),
+        (
+            ("request", "tools", 1, "function", "parameters", "definitions", "a", "typ"),
+            "'typ' is not a keyword of JSON Schema draft-07, so it checks nothing "
+            "(did you mean 'type'?); an annotation of your own starts with x-",
+        ),
+    ]
+
+
+def test_the_keyword_table_is_jsonschemas_own() -> None:
+    from jsonschema import validators
+    from jsonschema_specifications import REGISTRY
+
+    from replaygate.loading.schema_keywords import DRAFTS
+
+    classes = [
+        validators.Draft4Validator, validators.Draft6Validator, validators.Draft7Validator,
+        validators.Draft201909Validator, validators.Draft202012Validator,
+    ]  # fmt: skip
+    for name, cls in zip(DRAFTS, classes, strict=True):
+        meta = cls.META_SCHEMA
+        keys = set(meta.get("properties", {})) | set(cls.VALIDATORS)
+        for part in meta.get("allOf", []):  # 2019-09 on: one metaschema per vocabulary
+            vocabulary = REGISTRY.contents(meta["$id"].rsplit("/", 1)[0] + "/" + part["$ref"])
+            keys |= set(vocabulary.get("properties", {}))
+        assert DRAFTS[name] == keys, name

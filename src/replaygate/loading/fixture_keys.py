@@ -15,6 +15,7 @@ from replaygate.loading.models import (
     unknown_key,
     version_problem,
 )
+from replaygate.loading.schema_keywords import unknown_keywords
 
 _O = FixtureObject
 KeyProblem = tuple[Loc, str]  # where (the key itself) and what is wrong
@@ -36,6 +37,7 @@ def key_problems(
     if type(request) is dict or isinstance(request, Mapping):  # JSON gives dicts: no ABC
         _check(request, ("request",), keys[_O.REQUEST], found)
         _check_calls(request.get("tools"), ("request", "tools"), _TOOLS, keys, found)
+        _check_schemas(request.get("tools"), ("request", "tools"), found)
     if type(response) is dict or isinstance(response, Mapping):
         _check(response, ("response",), keys[_O.RESPONSE], found)
         _check_calls(response.get("tool_calls"), ("response", "tool_calls"), _CALLS, keys, found)
@@ -72,6 +74,21 @@ def _check_calls(
             _check(item, (*loc, index), wrapper, found, {**FIXTURE_PLACES, **inside})
         if not function.issuperset(inner):
             _check(inner, (*loc, index, "function"), function, found)
+
+
+def _check_schemas(tools: Any, loc: Loc, found: list[KeyProblem]) -> None:
+    """The keywords of each tool's schema (flat ``parameters`` or ``input_schema``, or
+    OpenAI-wrapped ``function.parameters``)."""
+    for index, tool in enumerate(tools if isinstance(tools, list) else ()):
+        if not isinstance(tool, Mapping):
+            continue
+        inner = tool.get("function")
+        if isinstance(inner, Mapping):
+            tool, at = inner, (*loc, index, "function")
+        else:
+            at = (*loc, index)
+        for key in ("parameters", "input_schema"):
+            found += unknown_keywords(tool.get(key), (*at, key))
 
 
 def _check(
