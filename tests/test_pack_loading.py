@@ -845,3 +845,47 @@ def test_every_problem_of_a_valid_shaped_contract_is_reported(tmp_path: Path) ->
     assert [problem.split(": ")[0] for problem in found] == [
         f"packs/p/contracts/c.yaml:{line}" for line in (7, 8, 11, 12, 16, 21)
     ]
+
+
+def test_a_response_path_naming_a_field_no_tool_call_has_is_a_problem(tmp_path: Path) -> None:
+    contract = CONTRACT.replace(
+        "golden_cases:",
+        "assertions:\n  output_invariants:\n    - path: $.tool_calls[*].nmae\n"
+        "      not: {contains: book_hotel}\ngolden_cases:",
+    )
+    assert problems_for(tmp_path, contract) == [
+        "packs/p/contracts/c.yaml:9: $.tool_calls[*].nmae: a tool call has no field 'nmae' "
+        "(did you mean 'name'?), so the path never matches; its fields are arguments, caller, "
+        "id, input, name, type"
+    ]
+
+
+def _units_case(tmp_path: Path, schema_extra: dict[str, Any], path: str) -> Any:
+    data = fixture()
+    data["request"]["tools"][0]["parameters"]["properties"]["unit"] = {"type": "string"}
+    data["request"]["tools"][0]["parameters"].update(schema_extra)
+    contract = CONTRACT.replace("- path: $.city\n        equals: Bern", f"- path: {path}\n"
+                                "        optional: true\n        equals: C")  # fmt: skip
+    make_pack(tmp_path, contract=contract, fixtures={"ok.json": data})
+    (case,) = run_packs(load_packs(["packs"], cwd=tmp_path, root=None, now=NOW), {}).cases
+    return case
+
+
+def test_an_argument_path_naming_a_property_the_tool_schema_does_not_declare_errors_the_case(
+    tmp_path: Path,
+) -> None:
+    case = _units_case(tmp_path, {"additionalProperties": False}, "$.units")
+    assert (case.status, case.reason) == (
+        Status.ERROR,
+        "line 5: $.units: tool 'get_weather' declares no argument 'units' "
+        "(did you mean 'unit'?), so the path never matches; its arguments are city, unit",
+    )
+
+
+def test_an_argument_path_is_not_judged_where_the_schema_lets_other_properties_in(
+    tmp_path: Path,
+) -> None:
+    opened = {"additionalProperties": False, "allOf": [{"type": "object"}]}
+    for index, extra in enumerate(({}, {"additionalProperties": True}, opened)):
+        case = _units_case(tmp_path / str(index), extra, "$.units")
+        assert case.status is Status.PASSED, case.reason

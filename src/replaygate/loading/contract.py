@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from replaygate.core.errors import PackError
 from replaygate.loading.models import ContractModel, On429Model, RetriesModel, TimeoutsModel
+from replaygate.loading.paths import response_path_problem
 
 if TYPE_CHECKING:  # the assertion language is imported where a contract is compiled: a warm
     # cached run whose contracts are known from the cache compiles none (regex alone is 10 ms)
@@ -312,6 +313,17 @@ def _compiled(
     except PackError as exc:
         found.extend(exc.each())
         traces = ()
+    outputs = _compile_list(
+        raw_assertions.get("output_invariants"),
+        "assertions.output_invariants",
+        file,
+        first_line,
+        found,
+    )
+    for assertion in outputs:
+        problem = response_path_problem(assertion)
+        if problem is not None:
+            found.append(PackError(file, assertion.line, problem))
     return Contract(
         path=path,
         file=file,
@@ -321,13 +333,7 @@ def _compiled(
         allowed_misses=_allowed_misses(model),
         strict_order=model.tool_order == "strict",
         strict_match=model.tool_call_match_mode == "strict",
-        output_invariants=_compile_list(
-            raw_assertions.get("output_invariants"),
-            "assertions.output_invariants",
-            file,
-            first_line,
-            found,
-        ),
+        output_invariants=outputs,
         input_invariants=_compile_list(
             raw_assertions.get("input_invariants"),
             "assertions.input_invariants",
