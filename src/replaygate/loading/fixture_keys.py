@@ -3,6 +3,7 @@ only its keys, so a misspelt key is reported instead of silently skipping a chec
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,9 @@ from replaygate.loading.models import (
 from replaygate.loading.schema_keywords import unknown_keywords
 
 _O = FixtureObject
+# How close an unknown top-level key must be to a missing key of the format to be taken for
+# its misspelling (`requst` is 0.92; `request_id`, another recorder's, is 0.82).
+MISSPELT = 0.85
 KeyProblem = tuple[Loc, str]  # where (the key itself) and what is wrong
 # where a key found at the top level belongs instead: `model` there is its own message
 _TOP_PLACES = {name: place for name, place in FIXTURE_PLACES.items() if name != "model"}
@@ -28,7 +32,10 @@ def key_problems(
 ) -> list[KeyProblem]:
     """Every unknown key of a fixture or recording, and an unknown ``boundary_version``."""
     found: list[KeyProblem] = []
-    _check(data, (), keys[_O.FIXTURE], found, _TOP_PLACES)
+    top = keys[_O.FIXTURE]
+    if not top.issuperset(data):  # other recorders' metadata is a warning (top_level_extras)
+        refused = {k: v for k, v in data.items() if not _metadata(k, top, data)}
+        _check(refused, (), top, found, _TOP_PLACES)
     if "boundary_version" in data:
         problem = version_problem(data["boundary_version"], BoundaryVersion)
         if problem is not None:
@@ -44,6 +51,28 @@ def key_problems(
         if isinstance(response.get("error"), Mapping):
             _check(response["error"], ("response", "error"), keys[_O.ERROR], found)
     return found
+
+
+def top_level_extras(
+    data: Mapping[str, Any], keys: Mapping[FixtureObject, frozenset[str]] = FIXTURE_KEYS
+) -> list[KeyProblem]:
+    """The top-level keys the format knows nowhere (``recorded_at``, ``latency_ms``, which
+    other recorders write), each with its message: warned about, not refused. A key of
+    another object of the format (``tools``) is misplaced, and key_problems refuses it."""
+    here = keys[_O.FIXTURE]
+    if here.issuperset(data):
+        return []
+    return [((key,), unknown_key(str(key), here, {})) for key in data if _metadata(key, here, data)]
+
+
+def _metadata(key: str, here: frozenset[str], data: Mapping[str, Any]) -> bool:
+    """Whether a top-level key is another recorder's metadata: no key of the format, and
+    not the misspelling of one the file lacks (``requst`` without ``request``; ``request_id``
+    beside ``request`` is metadata)."""
+    if key in here or key in FIXTURE_PLACES:
+        return False
+    lacking = [name for name in here if name not in data]
+    return not difflib.get_close_matches(key, lacking, n=1, cutoff=MISSPELT)
 
 
 _TOOLS = (_O.TOOL, _O.TOOL_WRAPPER, _O.TOOL_FUNCTION)
