@@ -408,3 +408,34 @@ def run_again(tmp_path: Path) -> tuple[int, dict[str, Any]]:
     out = tmp_path / "results.json"
     code = main(["run", "--root", str(tmp_path), "--json", str(out), str(tmp_path / "packs")])
     return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def _loose(tmp_path: Path) -> Path:
+    """A folder of @isdk fixtures and their results, with no pack.yaml anywhere."""
+    (tmp_path / ".git").mkdir()
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    for name, output in (("a", "ok"), ("b", "no")):
+        (folder / f"{name}.fixture.yaml").write_text(
+            "- title: t\n  expect:\n    output: ok\n", encoding="utf-8"
+        )
+        (folder / f"{name}.results.json").write_text(
+            json.dumps([{"output": output, "messages": TOOL_TRACE}]), encoding="utf-8"
+        )
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("target", "statuses"), [("evals/a.fixture.yaml", ["passed"]), ("evals", ["passed", "failed"])]
+)
+def test_isdk_fixtures_run_without_a_pack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, statuses: list[str]
+) -> None:
+    _loose(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "--json", "r.json", target])
+    results = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert results["problems"] == []
+    assert [case["status"] for case in results["cases"]] == statuses
+    assert code == (0 if statuses == ["passed"] else 1)
+    assert results["cases"][0]["file"] == "evals/a.fixture.yaml"
