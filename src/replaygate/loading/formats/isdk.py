@@ -215,7 +215,7 @@ def _contract(
         allowed_misses=0, strict_order=False, strict_match=False,
         output_invariants=tuple(unit.assertion for unit in units), input_invariants=(),
         golden_cases=(golden,), allowed_errors=frozenset(), lines={},
-        scoring=scoring(case, units, file), case_inputs={case_id: loaded},
+        scoring=scoring(case, units, file, translator.critical), case_inputs={case_id: loaded},
     )  # fmt: skip
 
 
