@@ -134,18 +134,26 @@ def _item_line(seq: Any, index: int, default: int) -> int:
 
 
 def _compile_list(
-    raw_items: Any, prefix: str, file: str, default_line: int, found: list[PackError]
+    raw_items: Any,
+    prefix: str,
+    file: str,
+    default_line: int,
+    found: list[PackError],
+    *,
+    shapes: bool = True,
 ) -> tuple[Assertion, ...]:
-    """The list's assertions; each one's problems added to ``found`` (every one reported)."""
+    """The list's assertions; each one's problems added to ``found`` (every one reported).
+    ``shapes``: whether an item that is no mapping is a problem here (not where the model's
+    validation reports it already)."""
     from replaygate.assertions.assertion import compile_assertion
 
     compiled = []
     for index, item in enumerate(raw_items if isinstance(raw_items, list) else ()):
         line = _item_line(raw_items, index, default_line)
         if not isinstance(item, Mapping):
-            found.append(
-                PackError(file, line, f"{prefix}[{index}]: expected a mapping with 'path'")
-            )
+            if shapes:
+                message = f"{prefix}[{index}]: expected a mapping with 'path'"
+                found.append(PackError(file, line, message))
             continue
         try:
             compiled.append(
@@ -173,14 +181,29 @@ def assertion_problems(raw: Any, file: str) -> list[PackError]:
         if isinstance(call, Mapping):
             line = _line(call, _item_line(raw_calls, index, 1))
             prefix = f"expected_tool_calls[{index}].argument_invariants"
-            _compile_list(call.get("argument_invariants"), prefix, file, line, found)
+            _compile_list(call.get("argument_invariants"), prefix, file, line, found, shapes=False)
     sections = raw.get("assertions")
-    for key in ("output_invariants", "input_invariants"):
-        if isinstance(sections, Mapping):
-            items = sections.get(key)
-            _compile_list(items, f"assertions.{key}", file, _line(raw, 1), found)
-    found = [error for error in found if "expected a mapping" not in error.message]
+    if isinstance(sections, Mapping):
+        _outputs(sections.get("output_invariants"), file, _line(raw, 1), found, shapes=False)
+        prefix = "assertions.input_invariants"
+        _compile_list(
+            sections.get("input_invariants"), prefix, file, _line(raw, 1), found, shapes=False
+        )
     return found + list(_duplicate_cases(raw.get("golden_cases"), file).values())
+
+
+def _outputs(
+    raw_items: Any, file: str, line: int, found: list[PackError], *, shapes: bool = True
+) -> tuple[Assertion, ...]:
+    """The output invariants, and a problem for each path naming a field no tool call has."""
+    outputs = _compile_list(
+        raw_items, "assertions.output_invariants", file, line, found, shapes=shapes
+    )
+    for assertion in outputs:
+        problem = response_path_problem(assertion)
+        if problem is not None:
+            found.append(PackError(file, assertion.line, problem))
+    return outputs
 
 
 def _duplicate_cases(raw_cases: Any, file: str) -> dict[int, PackError]:
@@ -313,17 +336,7 @@ def _compiled(
     except PackError as exc:
         found.extend(exc.each())
         traces = ()
-    outputs = _compile_list(
-        raw_assertions.get("output_invariants"),
-        "assertions.output_invariants",
-        file,
-        first_line,
-        found,
-    )
-    for assertion in outputs:
-        problem = response_path_problem(assertion)
-        if problem is not None:
-            found.append(PackError(file, assertion.line, problem))
+    outputs = _outputs(raw_assertions.get("output_invariants"), file, first_line, found)
     return Contract(
         path=path,
         file=file,
