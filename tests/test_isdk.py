@@ -482,3 +482,12 @@ def test_a_critical_tool_of_expect_tools_fails_the_case_when_missing(
     _, results = run(tmp_path, fixture, [{"output": "User 7", "messages": TOOL_TRACE}])
     assert results["problems"] == []
     assert results["cases"][0]["status"] == status
+
+
+def test_a_fixture_inside_a_pack_named_directly_stays_the_packs(tmp_path: Path) -> None:
+    run(tmp_path, "- title: a\n  output: x\n", [{"output": "x"}])
+    out = tmp_path / "one.json"
+    target = str(tmp_path / "packs/agent/isdk/t.fixture.yaml")
+    assert main(["run", "--root", str(tmp_path), "--json", str(out), target]) == 0
+    [case] = json.loads(out.read_text(encoding="utf-8"))["cases"]
+    assert (case["pack"], case["contract"]) == ("agent", "isdk/t.fixture.yaml")

@@ -22,7 +22,7 @@ from replaygate.loading.files import shown_path
 from replaygate.loading.formats.registry import EXPECTED, NAMED_FILES, Kind, PeerOptions, kind_of
 from replaygate.loading.pack import load_packs
 from replaygate.loading.packs import ContractBatch, Loaded, Pack
-from replaygate.loading.targets import MISNAMED_PACK_FILE, PACK_FILE
+from replaygate.loading.targets import MISNAMED_PACK_FILE, PACK_FILE, pack_above
 
 if TYPE_CHECKING:
     from replaygate.loading.formats.aitester_trace import Run
@@ -44,8 +44,10 @@ def _is_peer(path: Path) -> bool:
     files include an ai-tester trace or a Connexity test case, or that holds @isdk fixtures
     (a pack misnamed ``pack.yml`` stays a pack)."""
     try:
-        if path.is_file():
-            return path.suffix == ".json" or _named_reader(path) is not None
+        if path.is_file():  # an @isdk fixture inside a pack runs as the pack's
+            return path.suffix == ".json" or (
+                _named_reader(path) is not None and pack_above(path) is None
+            )
         folder = path.is_dir()
     except OSError:  # a name the system refuses (too long): no peer's; the run says why
         return False
@@ -55,7 +57,7 @@ def _is_peer(path: Path) -> bool:
     ):
         return False
     if _named_files(path):
-        return True
+        return pack_above(path / PACK_FILE) is None
     return any(kind_of(_peek(found)) is not None for found in islice(_json_files(path), SNIFFED))
 
 
@@ -178,7 +180,7 @@ def _named_pack(
     paths: list[Path], directory: Path, root: Path, problems: list[Problem]
 ) -> Pack | None:
     """The @isdk fixtures named on the command line (or in a folder named), as one pack."""
-    reader = importlib.import_module(NAMED_FILES[".fixture.yaml"])
+    reader = importlib.import_module(_named_reader(paths[0]) or "")
 
     def shown(path: Path) -> tuple[str, str]:
         return shown_path(path, root), shown_path(path, directory)
