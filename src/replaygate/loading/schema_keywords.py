@@ -67,6 +67,10 @@ _MAP = frozenset({
 })  # fmt: skip
 
 
+_HOLDERS = _ONE | _LIST | _MAP
+_KNOWN = {name: keywords | _ANNOTATIONS for name, keywords in DRAFTS.items()}
+
+
 def draft_of(schema: Mapping[str, Any]) -> str:
     """The draft a schema's ``$schema`` names (the default without one, or an unknown one)."""
     uri = schema.get("$schema")
@@ -82,7 +86,7 @@ def unknown_keywords(schema: Any, loc: Loc) -> list[tuple[Loc, str]]:
         return []
     draft = draft_of(schema)
     found: list[tuple[Loc, str]] = []
-    _walk(schema, loc, draft, DRAFTS[draft] | _ANNOTATIONS, found)
+    _walk(schema, loc, draft, _KNOWN[draft], found)
     return found
 
 
@@ -91,9 +95,17 @@ def _walk(
 ) -> None:
     if not isinstance(node, Mapping):
         return  # true, false: schemas with no keys
-    for key, value in node.items():
-        if key not in keywords and not (isinstance(key, str) and key.startswith("x-")):
-            found.append(((*loc, key), _message(key, draft, keywords)))
+    if not keywords.issuperset(node):  # nearly every schema: one C-level pass over its keys
+        found += [
+            ((*loc, key), _message(key, draft, keywords))
+            for key in node
+            if key not in keywords and not (isinstance(key, str) and key.startswith("x-"))
+        ]
+    if _HOLDERS.isdisjoint(node):  # a leaf: `{"type": "string"}`
+        return
+    for key, value in node.items():  # in the file's order: the problems' order is stable
+        if key not in _HOLDERS:
+            continue
         if key in _ONE:
             _walk(value, (*loc, key), draft, keywords, found)
         if key in _LIST and isinstance(value, list):
