@@ -387,3 +387,19 @@ def test_run_leaves_the_collector_as_it_found_it(
         assert gc.isenabled() is collecting
     finally:
         gc.enable()
+
+
+def test_a_run_that_judges_no_case_exits_2_naming_the_pack(tmp_path: Path) -> None:
+    contract = CONTRACT.rstrip("\n") + "\n    provider_modes: [live]\n"
+    make_pack(tmp_path, contract=contract)
+    done = run(["run", "--json", "r.json"], tmp_path)
+    assert done.returncode == 2
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert results["problems"] == [
+        {
+            "file": "packs/p/pack.yaml",
+            "line": None,
+            "message": "no case was judged: its 1 case was skipped (provider_modes excludes "
+            "'recorded'); a run that checks nothing does not pass",
+        }
+    ]

@@ -4,6 +4,7 @@ suggestion, instead of silently skipping the check it names."""
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -192,6 +193,13 @@ def test_tool_parameters_that_are_not_a_schema_error_the_case(tmp_path: Path) ->
 # --- the walk agrees with the plain one it replaced: every object, every key, in order ------
 
 
+def _misspelt(key: str, data: Mapping[str, Any]) -> bool:
+    """A top-level key close to one of the format's that the data lacks: refused, while
+    other unknown top-level keys are another recorder's metadata (a warning)."""
+    lacking = [name for name in FIXTURE_KEYS[FixtureObject.FIXTURE] if name not in data]
+    return any(difflib.SequenceMatcher(None, key, name).ratio() >= 0.85 for name in lacking)
+
+
 def _reference(data: Mapping[str, Any]) -> list[Any]:
     """Each object of the format checked in turn, as before the walk skipped known objects."""
     keys, found = FIXTURE_KEYS, []
@@ -215,9 +223,8 @@ def _reference(data: Mapping[str, Any]) -> list[Any]:
             check(item, (*loc, index), wrapper, {**FIXTURE_PLACES, **inside})
             check(item["function"], (*loc, index, "function"), function)
 
-    check(
-        data, (), FixtureObject.FIXTURE, {k: v for k, v in FIXTURE_PLACES.items() if k != "model"}
-    )
+    top = {k: v for k, v in data.items() if k in FIXTURE_PLACES or _misspelt(k, data)}
+    check(top, (), FixtureObject.FIXTURE, {k: v for k, v in FIXTURE_PLACES.items() if k != "model"})
     if "boundary_version" in data:
         problem = version_problem(data["boundary_version"], BoundaryVersion)
         found += [(("boundary_version",), f"boundary_version: {problem}")] if problem else []
@@ -270,3 +277,105 @@ def test_key_problems_are_the_plain_walks(
         response.update(tool_calls=calls, error=error)
     data = {**top, "request": request, "response": response}
     assert key_problems(data) == _reference(data)
+
+
+def _schema(data: dict[str, Any]) -> dict[str, Any]:
+    schema: dict[str, Any] = data["request"]["tools"][0]["parameters"]
+    return schema
+
+
+def test_a_misspelt_json_schema_keyword_errors_the_case_with_its_line_and_suggestion(
+    tmp_path: Path,
+) -> None:
+    data = fixture()
+    _schema(data)["requried"] = _schema(data).pop("required")
+    case = case_for(tmp_path, data)
+    assert case.status is Status.ERROR
+    assert case.reason == (
+        "packs/p/golden/ok.json:22: request.tools[0].parameters: 'requried' is not a keyword "
+        "of JSON Schema draft 2020-12, so it checks nothing (did you mean 'required'?); an "
+        "annotation of your own starts with x-"
+    )
+
+
+def test_schema_keywords_are_checked_where_schemas_nest_and_by_the_schemas_draft() -> None:
+    data = fixture()
+    schema = _schema(data)
+    schema["properties"]["city"]["maxLenght"] = 3
+    schema["properties"]["days"] = {"type": "array", "items": {"minimun": 1}}
+    schema["x-internal"] = True
+    schema["description"] = "a"
+    schema["examples"] = [{"city": "Bern"}]
+    wrapped = copy.deepcopy(WRAPPED_TOOL)
+    wrapped["function"]["parameters"] = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "$defs": {},
+        "definitions": {"a": {"typ": "string"}},
+    }
+    data["request"]["tools"].append(wrapped)
+    assert key_problems(data) == [
+        (
+            ("request", "tools", 0, "parameters", "properties", "city", "maxLenght"),
+            "'maxLenght' is not a keyword of JSON Schema draft 2020-12, so it checks nothing "
+            "(did you mean 'maxLength'?); an annotation of your own starts with x-",
+        ),
+        (
+            ("request", "tools", 0, "parameters", "properties", "days", "items", "minimun"),
+            "'minimun' is not a keyword of JSON Schema draft 2020-12, so it checks nothing "
+            "(did you mean 'minimum'?); an annotation of your own starts with x-",
+        ),
+        (
+            ("request", "tools", 1, "function", "parameters", "$defs"),
+            "'$defs' is not a keyword of JSON Schema draft-07, so it checks nothing "
+            "(did you mean '$ref'?); an annotation of your own starts with x-",
+        ),
+        (
+            ("request", "tools", 1, "function", "parameters", "definitions", "a", "typ"),
+            "'typ' is not a keyword of JSON Schema draft-07, so it checks nothing "
+            "(did you mean 'type'?); an annotation of your own starts with x-",
+        ),
+    ]
+
+
+def test_the_keyword_table_is_jsonschemas_own() -> None:
+    from jsonschema import validators
+    from jsonschema_specifications import REGISTRY
+
+    from replaygate.loading.schema_keywords import DRAFTS
+
+    classes = [
+        validators.Draft4Validator, validators.Draft6Validator, validators.Draft7Validator,
+        validators.Draft201909Validator, validators.Draft202012Validator,
+    ]  # fmt: skip
+    for name, cls in zip(DRAFTS, classes, strict=True):
+        meta = cls.META_SCHEMA
+        keys = set(meta.get("properties", {})) | set(cls.VALIDATORS)
+        for part in meta.get("allOf", []):  # 2019-09 on: one metaschema per vocabulary
+            vocabulary = REGISTRY.contents(meta["$id"].rsplit("/", 1)[0] + "/" + part["$ref"])
+            keys |= set(vocabulary.get("properties", {}))
+        assert DRAFTS[name] == keys, name
+
+
+def test_other_recorders_top_level_metadata_is_one_warning_per_file_not_an_error(
+    tmp_path: Path,
+) -> None:
+    data = {**fixture(), "recorded_at": "2026-01-01", "latency_ms": 812}
+    recording = {"response": fixture()["response"], "request_id": "req_1"}
+    case = case_for(tmp_path, data, recording)
+    assert case.status is Status.PASSED
+    assert [str(note) for note in case.notes][:2] == [
+        "packs/p/golden/ok.json:40: top-level keys 'recorded_at', 'latency_ms' are not part of "
+        "the format and are ignored (another recorder's metadata is welcome there)",
+        "packs/p/recordings/ok.recording.json:13: top-level key 'request_id' (did you mean "
+        "'request'?) is not part of the format and is ignored (another recorder's metadata is "
+        "welcome there)",
+    ]
+
+
+def test_inside_the_request_or_a_tool_call_an_unknown_key_stays_an_error(tmp_path: Path) -> None:
+    data = fixture()
+    data["request"]["recorded_at"] = "2026-01-01"
+    case = case_for(tmp_path, data)
+    assert case.status is Status.ERROR
+    assert case.reason is not None and "request: unknown key 'recorded_at'" in case.reason

@@ -152,6 +152,7 @@ CONTRACT_LINES = [
     "  - name: get_weather",
     "    argument_invariants:",
     "      - path: $.city",
+    "        exists: true",
     "timeouts:",
     "  total_ms: 5",
     "golden_cases:",
@@ -162,7 +163,7 @@ CONTRACT_LINES = [
 PACK_LINES = ["pack_id: p", "paths:", "  golden_dir: packs/p/golden"]
 # (file, the line the key goes after, its indentation): every kind of mapping in both files
 KEY_SPOTS = st.sampled_from(
-    [("c", 1, ""), ("c", 3, "    "), ("c", 5, "        "), ("c", 7, "  "), ("c", 9, "    "),
+    [("c", 1, ""), ("c", 3, "    "), ("c", 5, "        "), ("c", 8, "  "), ("c", 10, "    "),
      ("p", 1, ""), ("p", 3, "  ")]
 )  # fmt: skip
 

@@ -426,3 +426,40 @@ def test_infer_merges_nothing_from_a_contract_linked_out_of_the_repository(
     err = capsys.readouterr().err
     assert "leaves the repository" in err and "private" not in err, err
     assert contract.is_symlink() and secret.read_text(encoding="utf-8").endswith("comment\n")
+
+
+def test_a_redacted_value_is_never_learned_as_an_expected_value() -> None:
+    from replaygate.inference.learn import REDACTED
+    from replaygate.providers.redact import REDACTED as WRITTEN
+
+    assert REDACTED == WRITTEN
+    samples = [
+        Sample(
+            f"{i}.json",
+            (
+                (
+                    "login",
+                    {
+                        "token": "[redacted]",
+                        "auth": "Bearer [redacted]",
+                        "user": "ann",
+                        "keys": ["[redacted]", "[redacted]"],
+                    },
+                ),
+            ),
+        )
+        for i in range(4)
+    ]
+    (call,) = infer(samples).calls
+    assert {rule.path: rule.operators for rule in call.rules} == {
+        "$.token": {"exists": True, "type": "string"},
+        "$.auth": {"exists": True, "type": "string"},
+        "$.user": {"exists": True, "type": "string", "one_of": ["ann"]},
+        "$.keys": {  # redaction keeps an array's length: only its strings are stand-ins
+            "exists": True,
+            "type": "array",
+            "length_gte": 2,
+            "length_lte": 2,
+            "each": {"type": "string"},
+        },
+    }

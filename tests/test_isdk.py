@@ -325,10 +325,6 @@ def test_a_negated_case_without_a_result_fails(tmp_path: Path) -> None:
         ("---\nscorng: true\n---\n- output: x\n", [], ":2: unknown key 'scorng' (did you mean"),
         ("- output: x\n  unassignedWeight: 0.5\n", [], ":2: unassignedWeight is not supported"),
         ("- expect: {tools: true}\n", [], ":1: expect.tools takes a list, $all or $sequence"),
-        ("- expect:\n    tools: [{name: a, $critical: true}]\n", [], ":2: $critical is"),
-        ("- output: {a: {$eq: 1, $critical: true}}\n", [], ":1: $critical is honoured only on a"),
-        ("- output:\n    $and:\n      - {$eq: 1, $meta: {critical: true}}\n", [], ":3: $critical"),
-        ("- output: {$expect: {a: {$score: {critical: true}}}}\n", [], ":1: $critical is"),
         ("- output: x\n  outputSchema: {}\n", [], ":2: outputSchema (JSON Schema"),
         ("---\noperators: [a.js]\n---\n- output: x\n", [], ":2: custom operators are not"),
         ("- output: x\n  strict: diff\n", [], ":2: strict must be true, false"),
@@ -418,3 +414,90 @@ def test_each_case_names_the_fixture_and_the_results_it_judged(tmp_path: Path) -
         ("a", ["packs/agent/isdk/t.fixture.yaml", "packs/agent/isdk/t.results.json"], None),
         ("b", ["packs/agent/isdk/t.fixture.yaml"], None),  # no result for it: nothing else read
     ]
+
+
+def _loose(tmp_path: Path) -> Path:
+    """A folder of @isdk fixtures and their results, with no pack.yaml anywhere."""
+    (tmp_path / ".git").mkdir()
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    for name, output in (("a", "ok"), ("b", "no")):
+        (folder / f"{name}.fixture.yaml").write_text(
+            "- title: t\n  expect:\n    output: ok\n", encoding="utf-8"
+        )
+        (folder / f"{name}.results.json").write_text(
+            json.dumps([{"output": output, "messages": TOOL_TRACE}]), encoding="utf-8"
+        )
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("target", "statuses"), [("evals/a.fixture.yaml", ["passed"]), ("evals", ["passed", "failed"])]
+)
+def test_isdk_fixtures_run_without_a_pack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, statuses: list[str]
+) -> None:
+    _loose(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "--json", "r.json", target])
+    results = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert results["problems"] == []
+    assert [case["status"] for case in results["cases"]] == statuses
+    assert code == (0 if statuses == ["passed"] else 1)
+    assert results["cases"][0]["file"] == "evals/a.fixture.yaml"
+
+
+NESTED_CRITICAL = """\
+---
+scoring: true
+passScore: 50
+---
+- title: nested
+  output:
+    name: Ada
+    id: {$eq: 8, CRITICAL}
+    role: admin
+"""
+
+
+@pytest.mark.parametrize(
+    ("mark", "status"),
+    [("$critical: true", "failed"), ("$meta: {critical: true}", "failed"),
+     ("$score: {critical: true}", "failed"), ("$critical: false", "passed")],
+)  # fmt: skip
+def test_a_nested_critical_expectation_fails_the_case_whatever_the_score(
+    tmp_path: Path, mark: str, status: str
+) -> None:
+    fixture = NESTED_CRITICAL.replace("CRITICAL", mark)
+    output = {"name": "Ada", "id": 7, "role": "admin"}
+    _, results = run(tmp_path, fixture, [{"output": output, "messages": TOOL_TRACE}])
+    [case] = results["cases"]
+    assert results["problems"] == []
+    # the output block alone earns two keys of three
+    assert (case["status"], case["score"]) == (status, 0.666667)
+
+
+@pytest.mark.parametrize(
+    ("tools", "status"),
+    [("[{name: search}, {name: book, $critical: true}]", "failed"),
+     ("[{name: search}, {name: book}]", "passed"),
+     ("{$sequence: [{name: book, $critical: true}, {name: search}]}", "failed")],
+)  # fmt: skip
+def test_a_critical_tool_of_expect_tools_fails_the_case_when_missing(
+    tmp_path: Path, tools: str, status: str
+) -> None:
+    fixture = (
+        f"---\nscoring: true\npassScore: 10\n---\n- output: User\n  expect:\n    tools: {tools}\n"
+    )
+    _, results = run(tmp_path, fixture, [{"output": "User 7", "messages": TOOL_TRACE}])
+    assert results["problems"] == []
+    assert results["cases"][0]["status"] == status
+
+
+def test_a_fixture_inside_a_pack_named_directly_stays_the_packs(tmp_path: Path) -> None:
+    run(tmp_path, "- title: a\n  output: x\n", [{"output": "x"}])
+    out = tmp_path / "one.json"
+    target = str(tmp_path / "packs/agent/isdk/t.fixture.yaml")
+    assert main(["run", "--root", str(tmp_path), "--json", str(out), target]) == 0
+    [case] = json.loads(out.read_text(encoding="utf-8"))["cases"]
+    assert (case["pack"], case["contract"]) == ("agent", "isdk/t.fixture.yaml")

@@ -710,3 +710,177 @@ def test_a_long_unknown_key_is_quoted_as_a_short_excerpt(tmp_path: Path) -> None
 def test_an_unknown_key_with_a_line_break_is_quoted_on_one_line(tmp_path: Path) -> None:
     (problem,) = problems_for(tmp_path, CONTRACT + '"a\\nb\\u202e": 1\n')
     assert problem == "packs/p/contracts/c.yaml:11: unknown key 'a\\nb\\u202e'"
+
+
+def test_a_pack_with_no_contract_is_a_problem_naming_the_misnamed_folder(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path)
+    (pack / "contracts").rename(pack / "contract")
+    assert load_all(tmp_path)[0] == [
+        "packs/p/pack.yaml: the pack has no contract: the contracts directory "
+        "packs/p/contracts does not exist; did you mean contract/? rename it contracts/, "
+        "or set paths.contracts_dir"
+    ]
+
+
+def test_a_pack_whose_contracts_list_is_empty_is_a_problem(tmp_path: Path) -> None:
+    pack = make_pack(tmp_path, pack_yaml="pack_id: p\ncontracts: []\n")
+    (pack / "contracts" / "c.yaml").unlink()
+    assert load_all(tmp_path)[0] == [
+        "packs/p/pack.yaml:2: the pack has no contract: its `contracts` list is empty"
+    ]
+
+
+def test_a_contract_with_no_golden_case_is_a_problem(tmp_path: Path) -> None:
+    contract = CONTRACT.split("golden_cases:")[0] + "golden_cases: []\n"
+    assert problems_for(tmp_path, contract) == [
+        "packs/p/contracts/c.yaml:7: golden_cases: needs at least one item, got none"
+    ]
+
+
+def _with_case(extra: str, top: str = "") -> str:
+    return top + CONTRACT.rstrip("\n") + "\n" + extra
+
+
+@pytest.mark.parametrize(
+    ("contract", "problem"),
+    [
+        (
+            _with_case('    provider_modes: ["recoded"]\n'),
+            "packs/p/contracts/c.yaml:11: golden_cases[0].provider_modes[0]: 'recoded' is not a "
+            "provider mode (known: recorded, live, openai, openai-responses, anthropic, "
+            "openai-compatible) (did you mean 'recorded'?)",
+        ),
+        (
+            _with_case("    expected_error: wrong_tol\n").replace(
+                "expect_ok: true", "expect_ok: false"
+            ),
+            "packs/p/contracts/c.yaml:11: golden_cases[0].expected_error: 'wrong_tol' is not an "
+            "error code replaygate knows, and is close to one: did you mean 'wrong_tool'? (a "
+            "recorded provider's own code, unlike any known one, is accepted as written)",
+        ),
+        (
+            _with_case("", "retries:\n  retry_on: ['429', '5xxx']\n"),
+            "packs/p/contracts/c.yaml:2: retries.retry_on[1]: '5xxx' is not a retry condition "
+            "(known: 429, 5xx, timeout) (did you mean '5xx'?)",
+        ),
+        (
+            _with_case("", "allowed_errors: [rate_limt]\n"),
+            "packs/p/contracts/c.yaml:1: allowed_errors[0]: 'rate_limt' is not an error code "
+            "replaygate knows, and is close to one: did you mean 'rate_limit'? (a recorded "
+            "provider's own code, unlike any known one, is accepted as written)",
+        ),
+        (
+            _with_case("", "tool_order: strcit\n"),
+            "packs/p/contracts/c.yaml:1: tool_order: must be one of any, strict, got 'strcit' "
+            "(did you mean 'strict'?)",
+        ),
+    ],
+)
+def test_an_enumerated_value_outside_its_documented_set_is_a_problem_with_a_suggestion(
+    tmp_path: Path, contract: str, problem: str
+) -> None:
+    assert problems_for(tmp_path, contract) == [problem]
+
+
+def test_allowed_errors_accept_a_recorded_code_unlike_any_known_one(tmp_path: Path) -> None:
+    assert problems_for(tmp_path, _with_case("", "allowed_errors: [overloaded_error]\n")) == []
+
+
+def test_the_documented_sets_are_the_ones_the_providers_use() -> None:
+    from replaygate.loading import choices
+    from replaygate.providers.client import ErrorKind
+    from replaygate.providers.names import ProviderName
+    from replaygate.providers.transport import RetryOn
+
+    assert ("recorded", "live", *ProviderName) == choices.PROVIDER_MODES
+    assert tuple(RetryOn) == choices.RETRY_ON
+    assert tuple(ErrorKind) == choices.LIVE_ERROR_CODES
+
+
+EVERY_KIND_OF_MISTAKE = """\
+tool: get_weather
+tool_ordre: strict
+expected_tool_calls:
+  - name: get_weather
+    argument_invariants:
+      - path: $.city
+        equal: Bern
+      - path: $.city[
+        equals: Bern
+      - path: $.days
+        gte: many
+        regex: "("
+assertions:
+  output_invariants:
+    - path: $.tool_calls
+      lenght_gte: 1
+golden_cases:
+  - id: ok
+    input_ref: ok.json
+    expect_ok: true
+  - id: ok
+    input_ref: ok.json
+    expect_ok: true
+"""
+
+
+def test_every_problem_of_a_contract_is_reported_not_the_first(tmp_path: Path) -> None:
+    found = problems_for(tmp_path, EVERY_KIND_OF_MISTAKE)
+    assert [problem.split(": ")[0] for problem in found] == [
+        f"packs/p/contracts/c.yaml:{line}" for line in (2, 7, 8, 11, 12, 16, 21)
+    ]
+    assert found[0].endswith("unknown key 'tool_ordre' (did you mean 'tool_order'?)")
+    assert "unknown operator 'equal'" in found[1]
+    assert "duplicate golden case id 'ok'" in found[6]
+
+
+def test_every_problem_of_a_valid_shaped_contract_is_reported(tmp_path: Path) -> None:
+    contract = EVERY_KIND_OF_MISTAKE.replace("tool_ordre", "tool_order")
+    found = problems_for(tmp_path, contract)
+    assert [problem.split(": ")[0] for problem in found] == [
+        f"packs/p/contracts/c.yaml:{line}" for line in (7, 8, 11, 12, 16, 21)
+    ]
+
+
+def test_a_response_path_naming_a_field_no_tool_call_has_is_a_problem(tmp_path: Path) -> None:
+    contract = CONTRACT.replace(
+        "golden_cases:",
+        "assertions:\n  output_invariants:\n    - path: $.tool_calls[*].nmae\n"
+        "      not: {contains: book_hotel}\ngolden_cases:",
+    )
+    assert problems_for(tmp_path, contract) == [
+        "packs/p/contracts/c.yaml:9: $.tool_calls[*].nmae: a tool call has no field 'nmae' "
+        "(did you mean 'name'?), so the path never matches; its fields are arguments, caller, "
+        "id, input, name, type"
+    ]
+
+
+def _units_case(tmp_path: Path, schema_extra: dict[str, Any], path: str) -> Any:
+    data = fixture()
+    data["request"]["tools"][0]["parameters"]["properties"]["unit"] = {"type": "string"}
+    data["request"]["tools"][0]["parameters"].update(schema_extra)
+    contract = CONTRACT.replace("- path: $.city\n        equals: Bern", f"- path: {path}\n"
+                                "        optional: true\n        equals: C")  # fmt: skip
+    make_pack(tmp_path, contract=contract, fixtures={"ok.json": data})
+    (case,) = run_packs(load_packs(["packs"], cwd=tmp_path, root=None, now=NOW), {}).cases
+    return case
+
+
+def test_an_argument_path_naming_a_property_the_tool_schema_does_not_declare_errors_the_case(
+    tmp_path: Path,
+) -> None:
+    case = _units_case(tmp_path, {"additionalProperties": False}, "$.units")
+    assert (case.status, case.reason) == (
+        Status.ERROR,
+        "line 5: $.units: tool 'get_weather' declares no argument 'units' "
+        "(did you mean 'unit'?), so the path never matches; its arguments are city, unit",
+    )
+
+
+def test_an_argument_path_is_not_judged_where_the_schema_lets_other_properties_in(
+    tmp_path: Path,
+) -> None:
+    opened = {"additionalProperties": False, "allOf": [{"type": "object"}]}
+    for index, extra in enumerate(({}, {"additionalProperties": True}, opened)):
+        case = _units_case(tmp_path / str(index), extra, "$.units")
+        assert case.status is Status.PASSED, case.reason

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from replaygate.assertions.jsonpath import CompiledPath, PathTooBroad, compile_path
 from replaygate.assertions.mismatch import Env, Located, Mismatch, MismatchKind
@@ -68,23 +68,50 @@ def compile_assertion(
     the composite checks, ``$`` when it has none. Raises PackError at the line of the
     offending key (``line`` when it has none).
     """
+    found: list[PackError] = []  # every problem of the assertion, each on its line
     for key in raw:
         if key not in OPERATORS and key not in MODIFIERS:
             hint = suggestion(key, [*OPERATORS, *MODIFIERS])
-            raise PackError(file, key_lines.get(key, line), f"unknown operator {key!r}{hint}")
+            found.append(
+                PackError(file, key_lines.get(key, line), f"unknown operator {key!r}{hint}")
+            )
     path_line = key_lines.get("path", line)
-    path = _compile_path({"path": "$", **raw} if nested else raw, file, line, path_line)
+    path = _collected(
+        found, _compile_path, {"path": "$", **raw} if nested else raw, file, line, path_line
+    )
     optional = raw.get("optional", False)
     if not isinstance(optional, bool):
         message = f"optional must be true or false, got {short(optional)}"
-        raise PackError(file, key_lines.get("optional", line), message)
+        found.append(PackError(file, key_lines.get("optional", line), message))
     checks = tuple(
-        _compile_check(key, value, file, key_lines.get(key, line), raw, locator)
+        _collected(found, _compile_check, key, value, file, key_lines.get(key, line), raw, locator)
         for key, value in raw.items()
-        if key not in MODIFIERS
+        if key in OPERATORS
     )
-    _check_combination(checks, optional, file, line)
-    return Assertion(locator, path, checks, optional, path_line)
+    if found:
+        raise joined(found)
+    assert path is not None
+    compiled = tuple(check for check in checks if check is not None)
+    _check_combination(compiled, optional is True, file, line)
+    return Assertion(locator, path, compiled, optional is True, path_line)
+
+
+T = TypeVar("T")
+
+
+def _collected(found: list[PackError], step: Callable[..., T], *args: Any) -> T | None:
+    """``step(*args)``, or None with its problems added to ``found``."""
+    try:
+        return step(*args)
+    except PackError as exc:
+        found.extend(exc.each())
+        return None
+
+
+def joined(found: Sequence[PackError]) -> PackError:
+    """One PackError that reports every problem of ``found``, in order."""
+    first, *rest = [each for error in found for each in error.each()]
+    return PackError(first.file, first.line, first.message, also=tuple(rest))
 
 
 def _compile_path(raw: Mapping[str, Any], file: str, line: int, path_line: int) -> CompiledPath:

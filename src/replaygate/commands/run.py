@@ -23,6 +23,7 @@ from replaygate.options.inputs import (
 from replaygate.options.output import stdout_report
 from replaygate.options.reports import add_report_options, finish
 from replaygate.options.values import job_count
+from replaygate.results.verdict import nothing_judged
 
 if TYPE_CHECKING:
     from replaygate.core.model import RunResult
@@ -148,6 +149,8 @@ def _main(args: argparse.Namespace) -> int:
     meta = dict(result.meta)
     if shard is not None:
         meta["shard"] = {"index": shard.index, "count": shard.count}
+    else:  # a shard may hold no case: the other shards judge them
+        result = dataclasses.replace(result, problems=result.problems + nothing_judged(result))
     identity = run_identity(os.environ)
     if identity is not None:  # so that `merge` can tell this run's shards from planted ones
         meta["run"] = identity

@@ -16,6 +16,7 @@ from replaygate.engine.schema_checkers import InvalidToolSchema
 from replaygate.engine.tool_schemas import violations
 from replaygate.loading.contract import ExpectedCall
 from replaygate.loading.normalize import ToolCall
+from replaygate.loading.paths import argument_path_problem
 
 
 def _malformed(col: Collector, calls: Sequence[ToolCall]) -> None:
@@ -170,8 +171,20 @@ class _CallMatcher:
             )
 
 
+def _argument_paths(col: Collector, schemas: Mapping[str, Any]) -> None:
+    """An argument invariant whose path the tool's schema says cannot exist errors the case:
+    with ``optional`` or under ``not`` it would pass whatever the model does."""
+    for expected in col.ctx.contract.expected_calls:
+        schema = schemas.get(expected.name)
+        for invariant in expected.invariants if schema is not None else ():
+            problem = argument_path_problem(invariant, expected.name, schema)
+            if problem is not None:
+                raise CaseUndecidable(f"line {invariant.line}: {problem}")
+
+
 def check_calls(col: Collector, calls: Sequence[ToolCall], schemas: Mapping[str, Any]) -> None:
     """Every tool-call check of a successful response, in the order failures are reported."""
+    _argument_paths(col, schemas)
     _malformed(col, calls)
     _CallMatcher(col, calls).run()
     _tool_schemas(col, calls, schemas)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from replaygate.core.errors import PackError
 from replaygate.loading.models import ContractModel, On429Model, RetriesModel, TimeoutsModel
+from replaygate.loading.paths import response_path_problem
 
 if TYPE_CHECKING:  # the assertion language is imported where a contract is compiled: a warm
     # cached run whose contracts are known from the cache compiles none (regex alone is 10 ms)
@@ -133,28 +134,98 @@ def _item_line(seq: Any, index: int, default: int) -> int:
 
 
 def _compile_list(
-    raw_items: Any, prefix: str, file: str, default_line: int
+    raw_items: Any,
+    prefix: str,
+    file: str,
+    default_line: int,
+    found: list[PackError],
+    *,
+    shapes: bool = True,
 ) -> tuple[Assertion, ...]:
+    """The list's assertions; each one's problems added to ``found`` (every one reported).
+    ``shapes``: whether an item that is no mapping is a problem here (not where the model's
+    validation reports it already)."""
     from replaygate.assertions.assertion import compile_assertion
 
     compiled = []
-    for index, item in enumerate(raw_items or ()):
+    for index, item in enumerate(raw_items if isinstance(raw_items, list) else ()):
         line = _item_line(raw_items, index, default_line)
         if not isinstance(item, Mapping):
-            raise PackError(file, line, f"{prefix}[{index}]: expected a mapping with 'path'")
-        compiled.append(
-            compile_assertion(
-                item,
-                locator=f"{prefix}[{index}]",
-                file=file,
-                line=_line(item, line),
-                key_lines=_lines(item),
+            if shapes:
+                message = f"{prefix}[{index}]: expected a mapping with 'path'"
+                found.append(PackError(file, line, message))
+            continue
+        try:
+            compiled.append(
+                compile_assertion(
+                    item,
+                    locator=f"{prefix}[{index}]",
+                    file=file,
+                    line=_line(item, line),
+                    key_lines=_lines(item),
+                )
             )
-        )
+        except PackError as exc:
+            found.extend(exc.each())
     return tuple(compiled)
 
 
-def _expected_calls(model: ContractModel, raw: Mapping[str, Any], file: str) -> list[ExpectedCall]:
+def assertion_problems(raw: Any, file: str) -> list[PackError]:
+    """The problems of every assertion of a contract whose keys or types are wrong (its model
+    did not validate): reported with those, rather than after they are fixed."""
+    found: list[PackError] = []
+    if not isinstance(raw, Mapping):
+        return found
+    raw_calls = raw.get("expected_tool_calls")
+    for index, call in enumerate(raw_calls if isinstance(raw_calls, list) else ()):
+        if isinstance(call, Mapping):
+            line = _line(call, _item_line(raw_calls, index, 1))
+            prefix = f"expected_tool_calls[{index}].argument_invariants"
+            _compile_list(call.get("argument_invariants"), prefix, file, line, found, shapes=False)
+    sections = raw.get("assertions")
+    if isinstance(sections, Mapping):
+        _outputs(sections.get("output_invariants"), file, _line(raw, 1), found, shapes=False)
+        prefix = "assertions.input_invariants"
+        _compile_list(
+            sections.get("input_invariants"), prefix, file, _line(raw, 1), found, shapes=False
+        )
+    return found + list(_duplicate_cases(raw.get("golden_cases"), file).values())
+
+
+def _outputs(
+    raw_items: Any, file: str, line: int, found: list[PackError], *, shapes: bool = True
+) -> tuple[Assertion, ...]:
+    """The output invariants, and a problem for each path naming a field no tool call has."""
+    outputs = _compile_list(
+        raw_items, "assertions.output_invariants", file, line, found, shapes=shapes
+    )
+    for assertion in outputs:
+        problem = response_path_problem(assertion)
+        if problem is not None:
+            found.append(PackError(file, assertion.line, problem))
+    return outputs
+
+
+def _duplicate_cases(raw_cases: Any, file: str) -> dict[int, PackError]:
+    """The golden cases (by index) whose id an earlier case has."""
+    seen: dict[str, int] = {}
+    found: dict[int, PackError] = {}
+    for index, case in enumerate(raw_cases if isinstance(raw_cases, list) else ()):
+        ident = case.get("id") if isinstance(case, Mapping) else None
+        if not isinstance(ident, str):
+            continue
+        line = _line(case, _item_line(raw_cases, index, 1))
+        if ident in seen:
+            message = f"duplicate golden case id '{ident}' (first at line {seen[ident]})"
+            found[index] = PackError(file, line, message)
+        else:
+            seen[ident] = line
+    return found
+
+
+def _expected_calls(
+    model: ContractModel, raw: Mapping[str, Any], file: str, found: list[PackError]
+) -> list[ExpectedCall]:
     """expected_tool_calls in order, then expect_tools not already covered, else the single tool."""
     calls: list[ExpectedCall] = []
     raw_calls = raw.get("expected_tool_calls") or []
@@ -166,6 +237,7 @@ def _expected_calls(model: ContractModel, raw: Mapping[str, Any], file: str) -> 
             f"expected_tool_calls[{index}].argument_invariants",
             file,
             line,
+            found,
         )
         calls.append(ExpectedCall(call.name, invariants, f"expected_tool_calls[{index}]", line))
     uncovered = [call.name for call in calls]
@@ -190,24 +262,24 @@ def _allowed_misses(model: ContractModel) -> int:
 
 
 def _golden_cases(
-    model: ContractModel, raw: Mapping[str, Any], file: str
+    model: ContractModel, raw: Mapping[str, Any], file: str, found: list[PackError]
 ) -> tuple[GoldenCase, ...]:
     raw_cases = raw.get("golden_cases") or []
     cases: list[GoldenCase] = []
-    seen: dict[str, int] = {}
+    duplicates = _duplicate_cases(raw_cases, file)
+    found += duplicates.values()
     for index, case in enumerate(model.golden_cases):
         raw_case = raw_cases[index]
         line = _line(raw_case, _item_line(raw_cases, index, 1))
-        if case.id in seen:
-            raise PackError(
-                file, line, f"duplicate golden case id '{case.id}' (first at line {seen[case.id]})"
-            )
-        seen[case.id] = line
+        if index in duplicates:
+            continue
         if case.expect_ok and case.expected_error:
-            raise PackError(
-                file,
-                _lines(raw_case).get("expected_error", line),
-                f"golden case '{case.id}': expected_error is set but expect_ok is true",
+            found.append(
+                PackError(
+                    file,
+                    _lines(raw_case).get("expected_error", line),
+                    f"golden case '{case.id}': expected_error is set but expect_ok is true",
+                )
             )
         modes = tuple(case.provider_modes) if case.provider_modes is not None else None
         cases.append(
@@ -227,20 +299,44 @@ def _golden_cases(
 def compile_contract(
     model: ContractModel, raw: Mapping[str, Any], *, path: str, file: str
 ) -> Contract:
-    """Build the evaluable contract; raises PackError for the first problem, located by line."""
-    from replaygate.assertions.trace_compile import compile_trace_assertions
-
+    """Build the evaluable contract; raises PackError with every problem, located by line."""
+    found: list[PackError] = []
     if model.tool == MULTI_TOOL and not (
         model.expect_tools or model.expected_tool_calls or model.trace_assertions
     ):
-        raise PackError(
-            file,
-            _lines(raw).get("tool", 1),
-            "tool: multi_tool_call needs expect_tools, expected_tool_calls or trace_assertions",
+        found.append(
+            PackError(
+                file,
+                _lines(raw).get("tool", 1),
+                "tool: multi_tool_call needs expect_tools, expected_tool_calls or trace_assertions",
+            )
         )
-    calls = _expected_calls(model, raw, file)
+    contract = _compiled(model, raw, path, file, found)
+    if found:
+        first, *rest = sorted(found, key=lambda error: error.line or 0)
+        raise PackError(first.file, first.line, first.message, also=tuple(rest))
+    return contract
+
+
+def _compiled(
+    model: ContractModel, raw: Mapping[str, Any], path: str, file: str, found: list[PackError]
+) -> Contract:
+    from replaygate.assertions.trace_compile import compile_trace_assertions
+
+    calls = _expected_calls(model, raw, file, found)
     raw_assertions = raw.get("assertions") or {}
     first_line = _line(raw, 1)
+    try:
+        traces = compile_trace_assertions(
+            raw.get("trace_assertions"),
+            "trace_assertions",
+            file,
+            _lines(raw).get("trace_assertions", first_line),
+        )
+    except PackError as exc:
+        found.extend(exc.each())
+        traces = ()
+    outputs = _outputs(raw_assertions.get("output_invariants"), file, first_line, found)
     return Contract(
         path=path,
         file=file,
@@ -250,27 +346,21 @@ def compile_contract(
         allowed_misses=_allowed_misses(model),
         strict_order=model.tool_order == "strict",
         strict_match=model.tool_call_match_mode == "strict",
-        output_invariants=_compile_list(
-            raw_assertions.get("output_invariants"),
-            "assertions.output_invariants",
+        output_invariants=outputs,
+        input_invariants=_compile_list(
+            raw_assertions.get("input_invariants"),
+            "assertions.input_invariants",
             file,
             first_line,
+            found,
         ),
-        input_invariants=_compile_list(
-            raw_assertions.get("input_invariants"), "assertions.input_invariants", file, first_line
-        ),
-        golden_cases=_golden_cases(model, raw, file),
+        golden_cases=_golden_cases(model, raw, file, found),
         allowed_errors=frozenset(model.allowed_errors),
         lines=dict(_lines(raw)),
         timeouts=model.timeouts or TimeoutsModel.defaults(),
         retries=model.retries or RetriesModel.defaults(),
         on_429=(model.rate_limits.on_429 if model.rate_limits else None) or On429Model.defaults(),
-        trace_assertions=compile_trace_assertions(
-            raw.get("trace_assertions"),
-            "trace_assertions",
-            file,
-            _lines(raw).get("trace_assertions", first_line),
-        ),
+        trace_assertions=traces,
     )
 
 

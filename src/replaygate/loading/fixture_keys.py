@@ -3,6 +3,7 @@ only its keys, so a misspelt key is reported instead of silently skipping a chec
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,8 +14,12 @@ from replaygate.loading.models import (
     BoundaryVersion,
     FixtureObject,
 )
+from replaygate.loading.schema_keywords import unknown_keywords
 
 _O = FixtureObject
+# How close an unknown top-level key must be to a missing key of the format to be taken for
+# its misspelling (`requst` is 0.92; `request_id`, another recorder's, is 0.82).
+MISSPELT = 0.85
 KeyProblem = tuple[Loc, str]  # where (the key itself) and what is wrong
 # where a key found at the top level belongs instead: `model` there is its own message
 _TOP_PLACES = {name: place for name, place in FIXTURE_PLACES.items() if name != "model"}
@@ -25,7 +30,10 @@ def key_problems(
 ) -> list[KeyProblem]:
     """Every unknown key of a fixture or recording, and an unknown ``boundary_version``."""
     found: list[KeyProblem] = []
-    _check(data, (), keys[_O.FIXTURE], found, _TOP_PLACES)
+    top = keys[_O.FIXTURE]
+    if not top.issuperset(data):  # other recorders' metadata is a warning (top_level_extras)
+        refused = {k: v for k, v in data.items() if not _metadata(k, top, data)}
+        _check(refused, (), top, found, _TOP_PLACES)
     if "boundary_version" in data:
         problem = version_problem(data["boundary_version"], BoundaryVersion)
         if problem is not None:
@@ -34,12 +42,35 @@ def key_problems(
     if type(request) is dict or isinstance(request, Mapping):  # JSON gives dicts: no ABC
         _check(request, ("request",), keys[_O.REQUEST], found)
         _check_calls(request.get("tools"), ("request", "tools"), _TOOLS, keys, found)
+        _check_schemas(request.get("tools"), ("request", "tools"), found)
     if type(response) is dict or isinstance(response, Mapping):
         _check(response, ("response",), keys[_O.RESPONSE], found)
         _check_calls(response.get("tool_calls"), ("response", "tool_calls"), _CALLS, keys, found)
         if isinstance(response.get("error"), Mapping):
             _check(response["error"], ("response", "error"), keys[_O.ERROR], found)
     return found
+
+
+def top_level_extras(
+    data: Mapping[str, Any], keys: Mapping[FixtureObject, frozenset[str]] = FIXTURE_KEYS
+) -> list[KeyProblem]:
+    """The top-level keys the format knows nowhere (``recorded_at``, ``latency_ms``, which
+    other recorders write), each with its message: warned about, not refused. A key of
+    another object of the format (``tools``) is misplaced, and key_problems refuses it."""
+    here = keys[_O.FIXTURE]
+    if here.issuperset(data):
+        return []
+    return [((key,), unknown_key(str(key), here, {})) for key in data if _metadata(key, here, data)]
+
+
+def _metadata(key: str, here: frozenset[str], data: Mapping[str, Any]) -> bool:
+    """Whether a top-level key is another recorder's metadata: no key of the format, and
+    not the misspelling of one the file lacks (``requst`` without ``request``; ``request_id``
+    beside ``request`` is metadata)."""
+    if key in here or key in FIXTURE_PLACES:
+        return False
+    lacking = [name for name in here if name not in data]
+    return not difflib.get_close_matches(key, lacking, n=1, cutoff=MISSPELT)
 
 
 _TOOLS = (_O.TOOL, _O.TOOL_WRAPPER, _O.TOOL_FUNCTION)
@@ -70,6 +101,21 @@ def _check_calls(
             _check(item, (*loc, index), wrapper, found, {**FIXTURE_PLACES, **inside})
         if not function.issuperset(inner):
             _check(inner, (*loc, index, "function"), function, found)
+
+
+def _check_schemas(tools: Any, loc: Loc, found: list[KeyProblem]) -> None:
+    """The keywords of each tool's schema (flat ``parameters`` or ``input_schema``, or
+    OpenAI-wrapped ``function.parameters``)."""
+    for index, tool in enumerate(tools if isinstance(tools, list) else ()):
+        if not isinstance(tool, Mapping):
+            continue
+        inner = tool.get("function")
+        if isinstance(inner, Mapping):
+            tool, at = inner, (*loc, index, "function")
+        else:
+            at = (*loc, index)
+        for key in ("parameters", "input_schema"):
+            found += unknown_keywords(tool.get(key), (*at, key))
 
 
 def _check(

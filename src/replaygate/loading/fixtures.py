@@ -17,7 +17,7 @@ from replaygate.core.places import where
 from replaygate.loading import files, folders, json_reader, traces
 from replaygate.loading.contract import Contract, GoldenCase
 from replaygate.loading.files import shown_path
-from replaygate.loading.fixture_keys import key_problems
+from replaygate.loading.fixture_keys import KeyProblem, key_problems, top_level_extras
 from replaygate.loading.golden import input_base, recording_name
 from replaygate.loading.model_errors import format_loc
 from replaygate.loading.models import (
@@ -157,11 +157,13 @@ def _notes(pack: Pack, recording: Recording, shown: str, command: str) -> tuple[
     return ()
 
 
-def _read_recording(pack: Pack, input_ref: str) -> tuple[Recording | None, str]:
+def _read_recording(
+    pack: Pack, input_ref: str, notes: list[Problem] | None = None
+) -> tuple[Recording | None, str]:
     path, shown = _recording(pack, input_ref)
     if path is None:
         return None, shown
-    return parse_recording(_read_checked(path, shown, _recording_keys), shown), shown
+    return parse_recording(_read_checked(path, shown, _recording_keys, notes), shown), shown
 
 
 def _recording_keys(data: Any) -> Mapping[FixtureObject, frozenset[str]]:
@@ -173,17 +175,27 @@ def _recording_keys(data: Any) -> Mapping[FixtureObject, frozenset[str]]:
 Keys = Mapping[FixtureObject, frozenset[str]]
 
 
-def _read_checked(path: Path, shown: str, keys: Keys | Callable[[Any], Keys]) -> Any:
+def _read_checked(
+    path: Path, shown: str, keys: Keys | Callable[[Any], Keys], notes: list[Problem] | None = None
+) -> Any:
     """A fixture or recording: JSON whose objects hold only the keys of the format
     (``keys``, or what ``keys`` picks for the data read)."""
-    return _checked(files.read_text(path, shown=shown, max_bytes=files.MAX_JSON_BYTES), shown, keys)
+    text = files.read_text(path, shown=shown, max_bytes=files.MAX_JSON_BYTES)
+    return _checked(text, shown, keys, notes)
 
 
-def _checked(text: str, shown: str, keys: Keys | Callable[[Any], Keys]) -> Any:
+def _checked(
+    text: str, shown: str, keys: Keys | Callable[[Any], Keys], notes: list[Problem] | None = None
+) -> Any:
+    """The JSON ``text``, its keys checked; the top-level keys the format does not know
+    (other recorders' metadata) added to ``notes``, one warning for the file."""
     data = json_reader.parse_json(text, shown=shown)
     if callable(keys):
         keys = keys(data)
     found = key_problems(data, keys) if isinstance(data, Mapping) else []
+    extras = top_level_extras(data, keys) if isinstance(data, Mapping) else []
+    if extras and notes is not None:
+        notes.append(_extras_note(text, shown, extras))
     if not found:
         return data
     errors = [
@@ -195,8 +207,18 @@ def _checked(text: str, shown: str, keys: Keys | Callable[[Any], Keys]) -> Any:
     raise PackError(errors[0].file, errors[0].line, errors[0].message, also=tuple(errors[1:]))
 
 
-def _read_fixture(path: Path, shown: str) -> dict[str, Any]:
-    return _fixture_object(_read_checked(path, shown, FIXTURE_KEYS), shown)
+def _extras_note(text: str, shown: str, extras: list[KeyProblem]) -> Problem:
+    named = ", ".join(message.removeprefix("unknown key ") for _, message in extras)
+    key, verb = ("keys", "are") if len(extras) > 1 else ("key", "is")
+    message = (
+        f"top-level {key} {named} {verb} not part of the format and {verb} ignored "
+        "(another recorder's metadata is welcome there)"
+    )
+    return Problem(shown, json_reader.line_of_key(text, extras[0][0]), message)
+
+
+def _read_fixture(path: Path, shown: str, notes: list[Problem] | None = None) -> dict[str, Any]:
+    return _fixture_object(_read_checked(path, shown, FIXTURE_KEYS, notes), shown)
 
 
 def _fixture_object(fixture: Any, shown: str) -> dict[str, Any]:
@@ -206,7 +228,7 @@ def _fixture_object(fixture: Any, shown: str) -> dict[str, Any]:
 
 
 def _load_fixture(
-    pack: Pack, input_ref: str, file: str, line: int | None
+    pack: Pack, input_ref: str, file: str, line: int | None, notes: list[Problem]
 ) -> tuple[Path | str, str, dict[str, Any]]:
     """The fixture ``input_ref`` names, where it is and how it is shown. Inside ``reading()``
     a plain name is read through its directory's descriptor, checked once for the run;
@@ -218,10 +240,10 @@ def _load_fixture(
         shown = shown_path(path, pack.root)
         text = files.read_in(opened, rest, shown=shown, max_bytes=files.MAX_JSON_BYTES)
         if text is not None:
-            return path, shown, _fixture_object(_checked(text, shown, FIXTURE_KEYS), shown)
+            return path, shown, _fixture_object(_checked(text, shown, FIXTURE_KEYS, notes), shown)
     found = _fixture_path(pack, input_ref, file, line)
     shown = shown_path(found, pack.root)
-    return found, shown, _read_fixture(found, shown)
+    return found, shown, _read_fixture(found, shown, notes)
 
 
 def read_fixture(pack: Pack, contract: Contract, case: GoldenCase) -> dict[str, Any]:
@@ -257,8 +279,9 @@ def load_input(
     golden case ``case_id`` when there is one: its record command is given)."""
     from_fixture = False  # whether a trace's shape problem can be looked up in the fixture
     try:
-        path, shown, fixture = _load_fixture(pack, input_ref, file, line)
-        recording, looked_in = _read_recording(pack, input_ref)
+        extras: list[Problem] = []  # other recorders' top-level metadata: warnings
+        path, shown, fixture = _load_fixture(pack, input_ref, file, line, extras)
+        recording, looked_in = _read_recording(pack, input_ref, extras)
         request, schemas = normalize_request(fixture.get("request"))
         provider = recording.provider if recording and recording.provider else None
         provider = provider or case_provider(pack, fixture)
@@ -271,18 +294,20 @@ def load_input(
             else ""
         )
         stale: str | None = None
-        notes: tuple[Problem, ...] = ()
+        notes: tuple[Problem, ...] = tuple(extras)
         if recording is None:
             response = fixture.get("response")
         else:
             # a recording made with `record --model` is checked against the model it sent
             checked = model or recording.override or case_model(pack, fixture)
             stale = staleness(recording, fixture.get("request"), checked)
-            notes = _notes(pack, recording, looked_in, command)
+            notes += _notes(pack, recording, looked_in, command)
             response = recording.response
         read = (shown,) if recording is None else (shown, looked_in)
         if response is None:
-            return CaseInput(request, schemas, None, (), looked_in, command, inputs=read)
+            return CaseInput(
+                request, schemas, None, (), looked_in, command, stale, notes, inputs=read
+            )
         from_fixture = recording is None and bool(fixture.get("response"))
         if recording is not None:  # a malformed response is the recording's problem
             shown = looked_in

@@ -11,7 +11,7 @@ from typing import Any, get_args
 
 from pydantic_core import ValidationError
 
-from replaygate.assertions.values import yaml_reading
+from replaygate.assertions.values import suggestion, yaml_reading
 from replaygate.loading.files import excerpt
 from replaygate.loading.records import Model, Record
 
@@ -154,7 +154,8 @@ def _words(error: Any) -> str:
         # pydantic's own list: quoted strings, bare numbers, joined by commas and "or"
         found = re.findall(r"'([^']*)'|([^\s,']+)", str(ctx.get("expected", "")))
         allowed = [text or bare for text, bare in found if text or bare != "or"]
-        return f"must be one of {', '.join(allowed)}, got {_shown(value)}"
+        hint = suggestion(value, allowed) if isinstance(value, str) else ""
+        return f"must be one of {', '.join(allowed)}, got {_shown(value)}{hint}"
     if kind in _BOUNDS:
         key, phrase = _BOUNDS[kind]
         return f"must be {phrase} {ctx.get(key)}, got {_shown(value)}"

@@ -14,10 +14,15 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
+from replaygate.loading import choices
 from replaygate.loading.model_errors import version_problem
 from replaygate.loading.records import EMPTY, Bounds, Check, Record, record
 
 Named = Annotated[str, Bounds(min_length=1)]  # a text that must not be empty
+# Enumerated values, checked against the documented sets with the nearest value (choices.py)
+ErrorCode = Annotated[str, Check(choices.error_code)]
+_PROVIDER_MODE = choices.member(choices.PROVIDER_MODES, "a provider mode")
+_RETRY_ON = choices.member(choices.RETRY_ON, "a retry condition")
 
 
 class PackSchemaVersion(StrEnum):
@@ -85,8 +90,8 @@ class GoldenCaseModel(Record):
     id: Named
     input_ref: Named
     expect_ok: bool
-    expected_error: str | None = None
-    provider_modes: list[str] | None = None
+    expected_error: ErrorCode | None = None
+    provider_modes: list[Annotated[str, Check(_PROVIDER_MODE)]] | None = None
 
 
 @record
@@ -98,7 +103,7 @@ class TimeoutsModel(Record):
 @record
 class RetriesModel(Record):
     max_attempts: Annotated[int, Bounds(ge=0)] = 0
-    retry_on: list[str] = EMPTY
+    retry_on: list[Annotated[str, Check(_RETRY_ON)]] = EMPTY
     backoff_ms: Annotated[int, Bounds(ge=0)] = 500
 
 
@@ -126,7 +131,7 @@ class ContractModel(Record):
     timeouts: TimeoutsModel | None = None
     retries: RetriesModel | None = None
     rate_limits: RateLimitsModel | None = None
-    allowed_errors: list[str] = EMPTY
+    allowed_errors: list[ErrorCode] = EMPTY
     trace_assertions: list[dict[str, Any]] | None = None
 
 

@@ -15,7 +15,7 @@ from replaygate.core.errors import PackError
 from replaygate.core.model import Problem
 from replaygate.loading import files, yaml_reader
 from replaygate.loading.allowlist import Allowlist, load_allowlist
-from replaygate.loading.contract import Contract, compile_contract
+from replaygate.loading.contract import Contract, assertion_problems, compile_contract
 from replaygate.loading.contract_files import contract_files, contracts_in, unlisted
 from replaygate.loading.formats.registry import PACK_FOLDERS
 from replaygate.loading.golden import unused_fixtures
@@ -37,7 +37,12 @@ def load_contract(path: Path, pack_dir: Path, root: Path) -> Contract:
     raw = yaml_reader.load_yaml(path, shown=shown)
     if not isinstance(raw, Mapping):
         raise PackError(shown, 1, "a contract must be a mapping of keys (tool, golden_cases, ...)")
-    model = validate(ContractModel, raw, shown)
+    try:
+        model = validate(ContractModel, raw, shown)
+    except PackError as exc:  # with the problems of its assertions on other lines
+        lines = {each.line for each in exc.each()}
+        found = [*exc.each(), *(e for e in assertion_problems(raw, shown) if e.line not in lines)]
+        raise PackError(exc.file, exc.line, exc.message, also=tuple(found[1:])) from None
     return compile_contract(model, raw, path=contract_path(path, pack_dir, root), file=shown)
 
 
@@ -109,11 +114,32 @@ def _no_golden_dir(golden_dir: Path, pack_dir: Path, root: Path) -> str:
         f"the golden directory {files.shown_path(golden_dir, root)} does not exist "
         "(fixtures are read from the pack's golden/ folder, or from paths.golden_dir)"
     )
+    return message + _folder_hint(golden_dir, pack_dir, "golden_dir")
+
+
+def _folder_hint(missing: Path, pack_dir: Path, key: str) -> str:
+    """ "; did you mean contract/? ..." when a folder of the pack is named like ``missing``."""
     folders = [entry.name for entry in pack_dir.iterdir() if entry.is_dir()]
-    close = difflib.get_close_matches(golden_dir.name, folders, n=1)
-    if close:
-        message += f"; did you mean {close[0]}/? rename it golden/, or set paths.golden_dir"
-    return message
+    close = difflib.get_close_matches(missing.name, folders, n=1)
+    if not close:
+        return ""
+    return f"; did you mean {close[0]}/? rename it {missing.name}/, or set paths.{key}"
+
+
+def _no_contract(
+    model: PackModel, raw: Any, contracts_dir: Path, pack_dir: Path, root: Path, shown: str
+) -> Problem:
+    """Why a pack that would run nothing is a problem: a green check must have checked."""
+    if model.contracts is not None:  # an empty list
+        line = yaml_reader.line_of(raw, ("contracts",))
+        return Problem(shown, line, "the pack has no contract: its `contracts` list is empty")
+    folder = files.shown_path(contracts_dir, root)
+    if not contracts_dir.is_dir():
+        why = f"the contracts directory {folder} does not exist"
+        why += _folder_hint(contracts_dir, pack_dir, "contracts_dir")
+    else:
+        why = f"the contracts directory {folder} holds no .yaml or .yml file"
+    return Problem(shown, None, f"the pack has no contract: {why}")
 
 
 def load_pack(
@@ -171,7 +197,12 @@ def _plan(pack_file: Path, root: Root, selection: Selection, now: datetime) -> _
         problems += exc.problems()
         return plan
     if selection.everything:
-        problems += unlisted(model, layout.contracts_dir, pack_dir, raw, shown, globbed)
+        left_out = unlisted(model, layout.contracts_dir, pack_dir, raw, shown, globbed)
+        problems += left_out
+        if not (chosen_files or model.contracts or left_out or _other_formats(pack_dir)):
+            problems.append(
+                _no_contract(model, raw, layout.contracts_dir, pack_dir, root.path, shown)
+            )
     plan.contract_files = chosen_files
     plan.chosen = [path for path in chosen_files if selection.wants_contract(path)]
     # read before the contracts: a contract loaded in another process is judged there

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import importlib
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -18,10 +19,10 @@ from replaygate.core.model import Problem
 from replaygate.loading import files, json_reader
 from replaygate.loading.contract import Contract
 from replaygate.loading.files import shown_path
-from replaygate.loading.formats.registry import EXPECTED, Kind, PeerOptions, kind_of
+from replaygate.loading.formats.registry import EXPECTED, NAMED_FILES, Kind, PeerOptions, kind_of
 from replaygate.loading.pack import load_packs
 from replaygate.loading.packs import ContractBatch, Loaded, Pack
-from replaygate.loading.targets import MISNAMED_PACK_FILE, PACK_FILE
+from replaygate.loading.targets import MISNAMED_PACK_FILE, PACK_FILE, pack_above
 
 if TYPE_CHECKING:
     from replaygate.loading.formats.aitester_trace import Run
@@ -39,11 +40,14 @@ class _File:
 
 
 def _is_peer(path: Path) -> bool:
-    """A JSON file, or a folder without any pack file whose first JSON files include an
-    ai-tester trace or a Connexity test case (a pack misnamed ``pack.yml`` stays a pack)."""
+    """A JSON file or an @isdk fixture, or a folder without any pack file whose first JSON
+    files include an ai-tester trace or a Connexity test case, or that holds @isdk fixtures
+    (a pack misnamed ``pack.yml`` stays a pack)."""
     try:
-        if path.is_file():
-            return path.suffix == ".json"
+        if path.is_file():  # an @isdk fixture inside a pack runs as the pack's
+            return path.suffix == ".json" or (
+                _named_reader(path) is not None and pack_above(path) is None
+            )
         folder = path.is_dir()
     except OSError:  # a name the system refuses (too long): no peer's; the run says why
         return False
@@ -52,7 +56,19 @@ def _is_peer(path: Path) -> bool:
         for name in (PACK_FILE, MISNAMED_PACK_FILE)
     ):
         return False
+    if _named_files(path):
+        return pack_above(path / PACK_FILE) is None
     return any(kind_of(_peek(found)) is not None for found in islice(_json_files(path), SNIFFED))
+
+
+def _named_reader(path: Path) -> str | None:
+    """The reader of a file a format knows by its name (``x.fixture.yaml``), or None."""
+    return next((r for suffix, r in NAMED_FILES.items() if path.name.endswith(suffix)), None)
+
+
+def _named_files(folder: Path) -> list[Path]:
+    """The files directly in ``folder`` that a format knows by their name."""
+    return sorted(p for p in folder.iterdir() if _named_reader(p) is not None and p.is_file())
 
 
 def _peek(path: Path) -> Any:
@@ -123,6 +139,11 @@ def _peer_packs(
     runs: list[tuple[Run, str]] = []  # read at once: the parsed JSON is dropped file by file
     cases: list[_File] = []
     problems: list[Problem] = []
+    # @isdk fixtures, named or in a folder named (whose .results.json files are theirs)
+    named_dirs = [p for p in paths if p.is_dir() and _named_files(p)]
+    named = [p for p in paths if p.is_file() and _named_reader(p) is not None]
+    named += [f for folder in named_dirs for f in _named_files(folder)]
+    paths = [p for p in paths if p not in named and p not in named_dirs]
     found = ((p, p.parent if p.is_file() else p) for p in paths)
     for path, folder in (
         (f, d) for p, d in found for f in ([p] if p.is_file() else _json_files(p))
@@ -145,12 +166,28 @@ def _peer_packs(
                 runs.append((read_run(data, shown), shown))
             except PackError as exc:
                 problems.append(Problem(exc.file, exc.line, exc.message))
-    directory = paths[0] if paths[0].is_dir() else paths[0].parent
+    first = paths[0] if paths else named[0]
+    directory = first if first.is_dir() else first.parent
     packs = [
         _aitester_pack(runs, directory, root, options, problems) if runs else None,
         connexity.pack(cases, directory, root, options, problems) if cases else None,
+        _named_pack(named, directory, root, problems) if named else None,
     ]
     return [p for p in packs if p is not None], problems
+
+
+def _named_pack(
+    paths: list[Path], directory: Path, root: Path, problems: list[Problem]
+) -> Pack | None:
+    """The @isdk fixtures named on the command line (or in a folder named), as one pack."""
+    reader = importlib.import_module(_named_reader(paths[0]) or "")
+
+    def shown(path: Path) -> tuple[str, str]:
+        return shown_path(path, root), shown_path(path, directory)
+
+    found = reader.load_files(paths, root, shown, problems)
+    contracts = [contract for _, contract in found]
+    return peer_pack("isdk", "@isdk fixtures", directory, root, contracts) if contracts else None
 
 
 def _aitester_pack(

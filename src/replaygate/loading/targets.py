@@ -185,7 +185,7 @@ def _named_file(target: str, path: Path, problems: list[Problem]) -> list[tuple[
         problems.append(_misnamed_problem(target))
         return []
     if path.suffix in CONTRACT_SUFFIXES:
-        pack = _pack_above(path)
+        pack = pack_above(path)
         if pack is not None:
             return [(pack, Path(os.path.realpath(path)))]
         problems.append(
@@ -196,7 +196,9 @@ def _named_file(target: str, path: Path, problems: list[Problem]) -> list[tuple[
     return []
 
 
-def _pack_above(path: Path) -> Path | None:
+def pack_above(path: Path) -> Path | None:
+    """The pack file of the nearest folder above ``path`` that holds one, within its
+    repository, or None."""
     for folder in path.parents:
         if (folder / PACK_FILE).is_file():
             return folder / PACK_FILE

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from replaygate.core.errors import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
-from replaygate.core.model import CaseResult, RunResult, Status
+from replaygate.core.model import CaseResult, Problem, RunResult, Status
 
 
 class FailOn(StrEnum):
@@ -49,3 +49,24 @@ def exit_code(result: RunResult, fail_on: FailOn) -> int:
     if result.problems:
         return EXIT_CONFIG
     return EXIT_FAILED if conclusion(result, fail_on) is Conclusion.FAILURE else EXIT_OK
+
+
+_CHECKS_NOTHING = "a run that checks nothing does not pass"
+
+
+def nothing_judged(result: RunResult) -> tuple[Problem, ...]:
+    """One problem on each pack when the run judged no case (each was skipped): a run that
+    checks nothing must not pass. None when a case was judged or a problem already fails it."""
+    if result.problems or any(case.status is not Status.SKIPPED for case in result.cases):
+        return ()
+    found = []
+    for pack in result.packs:
+        cases = [case for case in result.cases if case.pack == pack.pack_id]
+        reasons = sorted({case.reason or "skipped" for case in cases})
+        count = f"its {len(cases)} case was" if len(cases) == 1 else f"its {len(cases)} cases were"
+        why = f" ({'; '.join(reasons[:3])})" if reasons else ""
+        message = (
+            f"no case was judged: {count} skipped{why}; a run that checks nothing does not pass"
+        )
+        found.append(Problem(f"{pack.directory}/pack.yaml", None, message))
+    return tuple(found)

@@ -55,8 +55,16 @@ def load_fixtures(
 ) -> list[tuple[Path, Contract]]:
     """One contract per case of every fixture file, with the file; a file that cannot be read
     is a problem."""
+    return load_files(sorted(folder.glob("*" + FIXTURE_SUFFIX)), root, shown, problems)
+
+
+def load_files(
+    paths: list[Path], root: Path, shown: Shown, problems: list[Problem]
+) -> list[tuple[Path, Contract]]:
+    """One contract per case of each fixture file (named on the command line, or found in a
+    pack's folder), with the file; a file that cannot be read is a problem."""
     contracts: list[tuple[Path, Contract]] = []
-    for path in sorted(folder.glob("*" + FIXTURE_SUFFIX)):
+    for path in paths:
         try:
             found = _fixture_file(path, *shown(path), shown, root)
             contracts += [(path, contract) for contract in found]
@@ -210,7 +218,7 @@ def _contract(
         allowed_misses=0, strict_order=False, strict_match=False,
         output_invariants=tuple(unit.assertion for unit in units), input_invariants=(),
         golden_cases=(golden,), allowed_errors=frozenset(), lines={},
-        scoring=scoring(case, units, file), case_inputs={case_id: loaded},
+        scoring=scoring(case, units, file, translator.critical), case_inputs={case_id: loaded},
     )  # fmt: skip
 
 

@@ -36,10 +36,18 @@ class Translator:
         self.file = file
         self.strict = strict  # "object" and/or "array"
         self.heuristic_schema = heuristic_schema
+        # the mappings made of critical expectations (by id: they are kept by the compiled
+        # assertions), for isdk_scoring to find their nested assertions
+        self.critical: set[int] = set()
 
     def expectation(self, value: Any, line: int) -> YamlMap:
         """The nested assertion mapping (path ``$``) an expected value stands for."""
-        line = getattr(value, "line", None) or line
+        made = self._made(value, getattr(value, "line", None) or line)
+        if is_critical(value):
+            self.critical.add(id(made))
+        return made
+
+    def _made(self, value: Any, line: int) -> YamlMap:
         if isinstance(value, Mapping):
             return self._mapping(value, line)
         if isinstance(value, list):
@@ -47,6 +55,13 @@ class Translator:
         if isinstance(value, str):
             return self._string(value, line)
         return node(line, equals=value)  # numbers, booleans, null: strict equality
+
+    def located(self, path: str, expectation: YamlMap) -> YamlMap:
+        """``expectation`` checked at ``path``, critical when it is."""
+        made = _at(path, expectation)
+        if id(expectation) in self.critical:
+            self.critical.add(id(made))
+        return made
 
     def refuse(self, line: int, message: str) -> PackError:
         return PackError(self.file, line, message)
@@ -71,7 +86,8 @@ class Translator:
         checks = [node(line, type="object")]
         for key in keys:
             key_line = lines.get(key, line)
-            checks.append(_at(self._path(key, key_line), self.expectation(value[key], key_line)))
+            expected = self.expectation(value[key], key_line)
+            checks.append(self.located(self._path(key, key_line), expected))
         if "object" in self.strict:  # every key present and no other: as many keys as listed
             if any("." in key or "[" in key for key in keys):
                 raise self.refuse(line, "strict object matching needs plain keys, not paths")
@@ -83,7 +99,7 @@ class Translator:
         checks = [node(line, type="array")]
         for index, item in enumerate(value):
             item_line = lines[index] if index < len(lines) else line
-            checks.append(_at(f"$[{index}]", self.expectation(item, item_line)))
+            checks.append(self.located(f"$[{index}]", self.expectation(item, item_line)))
         if "array" in self.strict:
             checks.append(node(line, length_lte=len(value)))
         return node(line, all_of=checks)
@@ -128,6 +144,25 @@ class Translator:
         ]
 
 
+def is_critical(value: Any) -> bool:
+    """Whether an expectation is marked critical: `$critical: true`, `$meta: {critical:
+    true}` or `$score: {critical: true}`."""
+    score = metadata(value, "score")
+    return metadata(value, "critical") is True or (
+        isinstance(score, Mapping) and score.get("critical") is True
+    )
+
+
+def metadata(value: Any, name: str) -> Any:
+    """`$meta: {name}`, else `$name`, of an expectation (None when it has neither)."""
+    if not isinstance(value, Mapping):
+        return None
+    meta = value.get("$meta")
+    if isinstance(meta, Mapping) and name in meta:
+        return meta[name]
+    return value.get(f"${name}")
+
+
 def node(line: int, **operators: Any) -> YamlMap:
     """An assertion mapping whose every key sits on ``line``."""
     mapping = YamlMap(line)
@@ -162,7 +197,9 @@ def _number(translator: Translator, name: str, value: Any, line: int) -> Any:
 
 def _nth(index: int) -> Callable[[Translator, Any, int], YamlMap]:
     def handler(t: Translator, value: Any, line: int) -> YamlMap:
-        return node(line, type="array", all_of=[_at(f"$[{index}]", t.expectation(value, line))])
+        return node(
+            line, type="array", all_of=[t.located(f"$[{index}]", t.expectation(value, line))]
+        )
 
     return handler
 

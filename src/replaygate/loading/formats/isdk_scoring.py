@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from replaygate.assertions.assertion import Assertion
 from replaygate.core.errors import PackError
 from replaygate.loading.contract import ScoredPart, Scoring
+from replaygate.loading.formats.isdk_expect import is_critical, metadata
 from replaygate.loading.yaml_reader import YamlMap
 
 DEFAULT_MAX_SCORE = 100.0
@@ -25,7 +26,11 @@ class Unit:
     value: Any  # the @isdk expectation, for its $score / $critical / $meta
 
 
-def scoring(case: YamlMap, units: Sequence[Unit], file: str) -> Scoring:
+def scoring(
+    case: YamlMap, units: Sequence[Unit], file: str, critical: Collection[int] = ()
+) -> Scoring:
+    """The case's scoring; ``critical``: the ids of the expectation mappings marked critical
+    (the translator's), whose nested assertions fail the case when they fail."""
     max_score = _number(case, "maxScore", DEFAULT_MAX_SCORE, file)
     enabled = case.get("scoring", False)
     if enabled not in (True, False, "auto"):
@@ -44,10 +49,10 @@ def scoring(case: YamlMap, units: Sequence[Unit], file: str) -> Scoring:
         for members in blocks.values()
         for unit, weight in zip(members, _weights(members, max_score, file), strict=True)
     )
+    marked = {u.assertion.locator for u in units if is_critical(u.value)}
     for unit in units:
-        _refuse_nested_critical(unit.value, unit.assertion.line, file, top=True)
-    critical = frozenset(u.assertion.locator for u in units if _critical(u.value))
-    return Scoring(parts, critical, pass_score / max_score if enabled else None)
+        marked.update(_critical_inside(unit.assertion, critical))
+    return Scoring(parts, frozenset(marked), pass_score / max_score if enabled else None)
 
 
 def _children(assertion: Assertion) -> tuple[str, ...]:
@@ -75,7 +80,7 @@ def _weights(units: Sequence[Unit], max_score: float, file: str) -> list[float]:
 
 
 def _score(unit: Unit, file: str) -> float | None:
-    value = _metadata(unit.value, "score")
+    value = metadata(unit.value, "score")
     if isinstance(value, Mapping):
         value = value.get("value")
     if value is None:
@@ -90,39 +95,25 @@ def _score(unit: Unit, file: str) -> float | None:
     return float(value)
 
 
-def _critical(value: Any) -> bool:
-    score = _metadata(value, "score")
-    return _metadata(value, "critical") is True or (
-        isinstance(score, Mapping) and score.get("critical") is True
-    )
+# Composites that report one failure on their own line for their nested assertions: a
+# critical item under one of them is honoured on the composite's assertion.
+_REPORTED_WHOLE = frozenset({"contains_item", "any_of"})
 
 
-def _refuse_nested_critical(value: Any, line: int, file: str, *, top: bool = False) -> None:
-    """A critical mark below a part's top level: replaygate scores parts only, so it is
-    refused rather than ignored."""
-    line = getattr(value, "line", None) or line
-    if isinstance(value, list):
-        lines = getattr(value, "item_lines", [])
-        for index, item in enumerate(value):
-            _refuse_nested_critical(item, lines[index] if index < len(lines) else line, file)
-    if not isinstance(value, Mapping):
-        return
-    lines = getattr(value, "key_lines", {})
-    if not top and _critical(value):
-        where = next((lines[k] for k in ("$critical", "$meta", "$score") if k in lines), line)
-        message = "$critical is honoured only on a part (output, expect.output, expect.messages"
-        raise PackError(file, where, message + ", expect.tools), not inside one")
-    for key, item in value.items():  # $expect: X is still the part itself
-        _refuse_nested_critical(item, lines.get(key, line), file, top=top and key == "$expect")
-
-
-def _metadata(value: Any, name: str) -> Any:
-    if not isinstance(value, Mapping):
-        return None
-    meta = value.get("$meta")
-    if isinstance(meta, Mapping) and name in meta:
-        return meta[name]
-    return value.get(f"${name}")
+def _critical_inside(assertion: Assertion, critical: Collection[int]) -> Iterator[str]:
+    """The locators, inside ``assertion``, of the nested assertions made of critical
+    expectations (a key, an item, a tool of `expect.tools`, an `$and` member)."""
+    for check in assertion.checks:
+        if not isinstance(check.prepared, tuple) or not all(
+            isinstance(item, Assertion) for item in check.prepared
+        ):
+            continue
+        raw = check.expected if isinstance(check.expected, list) else [check.expected]
+        for item, nested in zip(raw, check.prepared, strict=False):
+            if id(item) in critical:
+                whole = check.operator in _REPORTED_WHOLE
+                yield assertion.locator if whole else nested.locator
+            yield from _critical_inside(nested, critical)
 
 
 def _number(case: YamlMap, key: str, default: float, file: str) -> float:

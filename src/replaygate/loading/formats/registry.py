@@ -31,6 +31,10 @@ _FILE_KINDS: tuple[tuple[Kind, Callable[[Mapping[str, Any]], bool]], ...] = (
 # A pack's folders that hold another tool's files, with their reader's module: @isdk fixtures
 # (`<pack>/isdk/*.fixture.yaml`), each read into contracts with their cases' inputs.
 PACK_FOLDERS: Mapping[str, str] = {"isdk": "replaygate.loading.formats.isdk"}
+# Files named on the command line (or a folder of them, with no pack file) that a format
+# reads by their name alone: @isdk fixtures, read as a pack folder's are, with the reader's
+# module.
+NAMED_FILES: Mapping[str, str] = {".fixture.yaml": "replaygate.loading.formats.isdk"}
 # What a file that is no format's is told it is not.
 EXPECTED = "not an ai-tester trace (schemaVersion) or a Connexity test case (name)"
 
