@@ -8,17 +8,14 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
 from replaygate.core.errors import PackError
 from replaygate.loading import json_reader, normalize
 from replaygate.loading.files import MAX_DEPTH
 from replaygate.loading.json_reader import NEEDS_STRICT, fast_value, parse_json, strict_json
-
-DIFFERENTIAL = settings(
-    max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+from sizes import sized
 
 # Pieces of numbers, strings and layout that one decoder may read differently from the other;
 # the ones JSON refuses are rarer, so that most documents get as far as a value.
@@ -124,9 +121,7 @@ def fast_outcome(text: str) -> Any:
         return str(error)
 
 
-@pytest.mark.differential
-@DIFFERENTIAL
-@given(text=documents())
+@sized(3000, text=documents(), suppress=[HealthCheck.too_slow])
 def test_fast_path_agrees_with_the_strict_decoder_on_adversarial_text(text: str) -> None:
     fast = fast_value(text)
     if fast is not NEEDS_STRICT:
@@ -134,8 +129,13 @@ def test_fast_path_agrees_with_the_strict_decoder_on_adversarial_text(text: str)
     assert fast_outcome(text) == strict_outcome(text)
 
 
-@DIFFERENTIAL
-@given(value=VALID, indent=st.sampled_from([None, 1]), ascii_only=st.booleans())
+@sized(
+    3000,
+    value=VALID,
+    indent=st.sampled_from([None, 1]),
+    ascii_only=st.booleans(),
+    suppress=[HealthCheck.too_slow],
+)
 def test_fast_path_decides_valid_json_as_the_strict_decoder_does(
     value: Any, indent: int | None, ascii_only: bool
 ) -> None:
@@ -200,9 +200,7 @@ def arguments_outcome(text: str, *, fast: bool) -> Any:
     return malformed or exact(dict(value))
 
 
-@pytest.mark.differential
-@DIFFERENTIAL
-@given(text=documents() | VALID.map(json.dumps))
+@sized(3000, text=documents() | VALID.map(json.dumps), suppress=[HealthCheck.too_slow])
 def test_arguments_decode_as_the_json_module_decodes_them(text: str) -> None:
     assert arguments_outcome(text, fast=True) == arguments_outcome(text, fast=False)
 
