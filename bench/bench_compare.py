@@ -57,15 +57,15 @@ Sample = tuple[float, float, float]  # wall seconds, CPU seconds, peak MB
 def timed(command: list[str], env: dict[str, str] | None = None) -> Sample:
     """Wall and CPU seconds (user + system, its children's too) and peak RSS (MB, the largest
     of its processes) of one run; it must pass."""
-    start = perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = perf_counter() - start
-    assert process.stderr is not None
-    if code := os.waitstatus_to_exitcode(status):
-        sys.exit(
-            f"bench_compare: {' '.join(command)} exited {code}: {process.stderr.read().decode()}"
-        )
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a long error never blocks
+        start = perf_counter()
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = perf_counter() - start
+        if code := os.waitstatus_to_exitcode(status):
+            errors.seek(0)
+            why = errors.read().decode(errors="replace")[-2000:]
+            sys.exit(f"bench_compare: {' '.join(command)} exited {code}: {why}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
