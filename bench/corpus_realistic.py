@@ -12,8 +12,11 @@ write the same bytes. Every case is expected to pass (negative cases fail the wa
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+Fixture = Callable[[int, int, str | None], str]
 
 CASES_PER_CONTRACT = 10
 CONTRACTS_PER_PACK = 100
@@ -114,10 +117,11 @@ def _calls(i: int, j: int, kind: str | None) -> list[dict[str, Any]]:
     return [_call(0, search_name, search), _call(1, details_name, details)]
 
 
-def fixture(i: int, j: int, kind: str | None) -> str:
+def document(i: int, j: int, kind: str | None) -> dict[str, Any]:
+    """Case j of contract i as a recording (what the fixture file holds)."""
     calls = _calls(i, j, kind)
     user = f"Case {j}: find the record for contract {i} and show its status and ETA."
-    document = {
+    return {
         "boundary_version": "1.0",
         "provider": "openai",
         "model_id": "gpt-4o-mini",
@@ -138,7 +142,10 @@ def fixture(i: int, j: int, kind: str | None) -> str:
             "content": None if calls else "I cannot look that up.",
         },
     }
-    return json.dumps(document, ensure_ascii=False)
+
+
+def fixture(i: int, j: int, kind: str | None) -> str:
+    return json.dumps(document(i, j, kind), ensure_ascii=False)
 
 
 def contract(i: int, cases: list[tuple[int, str | None]]) -> str:
@@ -202,10 +209,10 @@ def expected_calls(i: int, j: int) -> list[dict[str, Any]]:
     return _calls(i, j, None)
 
 
-def write_contract(root: Path, i: int) -> None:
+def write_contract(root: Path, i: int, make_fixture: Fixture = fixture) -> None:
     cases = cases_of(i)
     for j, kind in cases:
-        (root / fixture_path(i, j, kind)).write_text(fixture(i, j, kind), encoding="utf-8")
+        (root / fixture_path(i, j, kind)).write_text(make_fixture(i, j, kind), encoding="utf-8")
     pack = root / "packs" / f"p{i // CONTRACTS_PER_PACK:04d}"
     (pack / "contracts" / f"lookup_{i}.yaml").write_text(contract(i, cases), encoding="utf-8")
 
@@ -214,8 +221,9 @@ def contracts_for(cases: int) -> int:
     return max(1, cases // CASES_PER_CONTRACT)
 
 
-def generate(root: Path, cases: int) -> None:
-    """Write a repository of packs with `cases` golden cases in total under root/packs."""
+def generate(root: Path, cases: int, make_fixture: Fixture = fixture) -> None:
+    """Write a repository of packs with `cases` golden cases in total under root/packs, each
+    fixture written by ``make_fixture`` (corpus_large.py's holds a longer conversation)."""
     for i in range(contracts_for(cases)):
         k = i // CONTRACTS_PER_PACK
         pack = root / "packs" / f"p{k:04d}"
@@ -223,4 +231,4 @@ def generate(root: Path, cases: int) -> None:
             for sub in ("contracts", "golden/negative"):
                 (pack / sub).mkdir(parents=True, exist_ok=True)
             (pack / "pack.yaml").write_text(PACK_YAML.format(k=k), encoding="utf-8")
-        write_contract(root, i)
+        write_contract(root, i, make_fixture)

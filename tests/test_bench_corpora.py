@@ -13,14 +13,20 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
 import bench_agentevals  # noqa: E402  (bench/ is not a package)
+import bench_compare  # noqa: E402
 import bench_load  # noqa: E402
 import bench_percase  # noqa: E402
 import bench_run  # noqa: E402
 import bench_traces  # noqa: E402
+import corpus_large  # noqa: E402
 import corpus_realistic  # noqa: E402
 
+SRC = BENCH.parent / "src"
 
-@pytest.mark.parametrize("generate", [bench_run.generate, corpus_realistic.generate])
+
+@pytest.mark.parametrize(
+    "generate", [bench_run.generate, corpus_realistic.generate, corpus_large.generate]
+)
 def test_every_generated_case_passes(tmp_path: Path, generate: object) -> None:
     generate(tmp_path, 40)  # type: ignore[operator]
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
@@ -55,6 +61,44 @@ def test_the_realistic_corpus_has_a_schema_per_contract_and_every_negative_kind(
         if "expected_error:" in line
     }
     assert kinds == set(corpus_realistic.NEGATIVES)
+
+
+def test_the_large_corpus_has_fixtures_of_4_to_5_kb_and_ten_cases_a_contract(
+    tmp_path: Path,
+) -> None:
+    corpus_large.generate(tmp_path, 100)
+    sizes = [p.stat().st_size for p in (tmp_path / "packs").rglob("*.json")]
+    assert len(sizes) == 100 and all(4000 <= size <= 5000 for size in sizes), sizes
+    assert len(list((tmp_path / "packs").rglob("*.yaml"))) == 1 + 10  # pack.yaml, contracts
+
+
+def test_the_compare_script_times_two_trees_side_by_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--src", str(SRC), "--src", str(SRC), "--corpus", "large", "--cases", "20"]
+    assert bench_compare.main([*argv, "--rounds", "1", "--keep", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    figures = {line.split()[0]: line.split()[1:] for line in lines[4:-1]}
+    assert set(figures) == {
+        *(f"{mode}_{unit}" for mode in ("run", "j1", "warm") for unit in ("s", "cpu", "MB")),
+        *(f"{mode}/floor" for mode in ("run", "j1", "warm")),
+    }
+    assert all(
+        len(cells) == 5 and float(cells[4]) > 0 for name, cells in figures.items() if "_" in name
+    )
+    assert lines[-1].startswith("floor_s: median ")
+    assert json.loads((tmp_path / "results-1.json").read_text())["totals"]["passed"] == 20
+
+
+def test_the_compare_script_stops_at_a_tree_that_does_not_pass_every_case(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus_realistic.generate(corpus, 20)
+    tree = bench_compare.Tree(SRC, tmp_path, 0)
+    with pytest.raises(SystemExit, match="did not pass every case"):
+        tree.fill_cache(corpus, 30)  # 20 passed of the 30 asked for
+    (corpus / "packs" / "p0000" / "contracts" / "lookup_1.yaml").write_text("tool: [\n")
+    with pytest.raises(SystemExit, match="exited 2"):
+        tree.fill_cache(corpus, 20)
 
 
 def test_every_generated_trace_passes_every_assertion(tmp_path: Path) -> None:
