@@ -117,7 +117,9 @@ class JudgingLoader:
         sizes = [parallel.file_size(item.path) for item in items] if self.jobs >= 2 else []
         if not parallel.worth_forking(self.jobs, lambda: sum(sizes)):
             return [_parsed(item) for item in items]
-        shares = parallel.split(sizes, [1] * self.jobs)
+        # every share another process's, this one's left empty: it keeps outlines only, so a
+        # large run's peak memory is a share's, not the whole run's
+        shares = [(0, 0), *parallel.split(sizes, [1] * self.jobs)]
         parent = os.getpid()
         with folders.reading():  # each golden directory opened once in each process
             answers = parallel.map_shares(
