@@ -83,8 +83,9 @@ def test_an_error_here_ends_the_children_at_work(tmp_path: Path) -> None:
     marker = tmp_path / "child"
 
     def work(n: int) -> None:
-        if n:
-            marker.write_text(str(os.getpid()))
+        if n:  # written whole, then renamed: the marker is never read half written
+            (tmp_path / "child.tmp").write_text(str(os.getpid()))
+            os.replace(tmp_path / "child.tmp", marker)
             signal.pause()
         while not marker.exists():
             pass

@@ -9,7 +9,7 @@ from typing import Any
 
 from replaygate.assertions.regex_time import case_budget
 from replaygate.core.fingerprint import fingerprint
-from replaygate.core.model import CaseResult, Classification, Failure, Status
+from replaygate.core.model import CaseResult, Classification, Failure, Problem, Status
 from replaygate.engine.call_checks import check_calls
 from replaygate.engine.classify import primary, recorded_error_class
 from replaygate.engine.collector import CaseContext, CaseUndecidable, Collector, check_invariants
@@ -99,13 +99,11 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
     except CaseUndecidable as exc:
         return _result(ctx, Status.ERROR, started, reason=str(exc))
     if ctx.contract.scoring is None:
-        result = _judge(ctx, col.failures, code, started, observed_ok=not col.failures)
-        result = with_outcomes(result, col.outcomes)
-    else:
-        scored = score_case(ctx.contract.scoring, col.failures)
-        result = _judge(ctx, col.failures, code, started, observed_ok=scored.passed)
-        result = replace(result, score=scored.score)
-    return replace(result, notes=source.notes, inputs=source.inputs, run_id=source.run_id)
+        result = _judge(ctx, col.failures, code, started, source, observed_ok=not col.failures)
+        return with_outcomes(result, col.outcomes)
+    scored = score_case(ctx.contract.scoring, col.failures)
+    result = _judge(ctx, col.failures, code, started, source, observed_ok=scored.passed)
+    return replace(result, score=scored.score)
 
 
 def excluded_by_modes(modes: tuple[str, ...] | None, mode: str) -> str | None:
@@ -123,18 +121,20 @@ def _judge(
     failures: list[Failure],
     code: str | None,
     started: float,
+    source: CaseInput,
     *,
     observed_ok: bool,
 ) -> CaseResult:
     """The case's outcome from its failures (and, for a scored case, its score): status and
-    reason first, the result once."""
+    reason first, the result once, with what reading ``source`` noted and read."""
     if observed_ok and not ctx.case.expect_ok:
         failures = [_unexpected_pass(ctx)]
     main = primary(failures) if failures else None
     status, reason = _verdict(ctx, main, observed_ok, code)
     return _result(
-        ctx, status, started, failures=failures, observed_ok=observed_ok, main=main, reason=reason
-    )
+        ctx, status, started, failures=failures, observed_ok=observed_ok, main=main,
+        reason=reason, notes=source.notes, inputs=source.inputs, run_id=source.run_id,
+    )  # fmt: skip
 
 
 def _unexpected_pass(ctx: CaseContext) -> Failure:
@@ -180,6 +180,9 @@ def _result(
     observed_ok: bool | None = None,
     main: Failure | None = None,
     reason: str | None = None,
+    notes: tuple[Problem, ...] = (),
+    inputs: tuple[str, ...] = (),
+    run_id: str | None = None,
 ) -> CaseResult:
     if main is not None:  # the primary failure first: reporters and annotations lead with it
         failures = [main, *(f for f in failures if f is not main)]
@@ -203,4 +206,7 @@ def _result(
         failures=tuple(failures),
         reason=reason,
         duration_s=time.perf_counter() - started,
+        notes=notes,
+        inputs=inputs,
+        run_id=run_id,
     )

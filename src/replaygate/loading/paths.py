@@ -60,13 +60,13 @@ def argument_path_problem(assertion: Assertion, tool: str, schema: Any) -> str |
     declare with ``additionalProperties: false``, or None."""
     node = schema
     for step in _steps(assertion):
-        if not isinstance(node, Mapping):
+        if not isinstance(node, dict):  # parsed JSON: a dict (not the slower abc check)
             return None
         if isinstance(step, int):
             node = node.get("items")
             continue
         declared = node.get("properties")
-        if step is None or not isinstance(declared, Mapping) or not _closed(node):
+        if step is None or not isinstance(declared, dict) or not _closed(node):
             return None
         if step not in declared:
             names = sorted(str(name) for name in declared)

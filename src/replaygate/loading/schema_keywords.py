@@ -84,6 +84,21 @@ def unknown_keywords(schema: Any, loc: Loc) -> list[tuple[Loc, str]]:
     """Each key of the schema (at ``loc`` in its file) that is no keyword of its draft."""
     if not isinstance(schema, Mapping):
         return []
+    # a contract's cases share their tools: each schema is walked once, known by its repr
+    # (of parsed JSON: dicts, lists, text, numbers, true, false and null, told apart by it)
+    text = repr(schema)
+    if text not in _WALKED:
+        if len(_WALKED) >= _KEPT:
+            _WALKED.clear()
+        _WALKED[text] = _unknown(schema, ())
+    return [((*loc, *inner), message) for inner, message in _WALKED[text]]
+
+
+_KEPT = 1024  # schemas whose problems are kept (a run's distinct tools, nearly always)
+_WALKED: dict[str, list[tuple[Loc, str]]] = {}
+
+
+def _unknown(schema: Mapping[str, Any], loc: Loc) -> list[tuple[Loc, str]]:
     draft = draft_of(schema)
     found: list[tuple[Loc, str]] = []
     _walk(schema, loc, draft, _KNOWN[draft], found)
