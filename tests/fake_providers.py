@@ -35,6 +35,8 @@ class Reply:
     body: Any = None  # a JSON value, or bytes sent as they are
     headers: Mapping[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    trickle_s: float = 0.0  # a pause before each byte of the body: a provider sending slowly
+    length: int | None = None  # the Content-Length sent, when not the body's own
 
 
 @dataclass(frozen=True)
@@ -330,13 +332,24 @@ class FakeProvider:
                 )
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Content-Length", str(reply.length or len(data)))
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(data)
+                    _send(self.wfile, data, reply.trickle_s)
                 with fake.lock:
                     fake.answered.append((time.monotonic(), reply.status))
 
         return Handler
+
+
+def _send(out: Any, data: bytes, trickle_s: float) -> None:
+    """The body at once, or a byte at a time with ``trickle_s`` before each."""
+    if not trickle_s:
+        out.write(data)
+        return
+    for index in range(len(data)):
+        time.sleep(trickle_s)
+        out.write(data[index : index + 1])
+        out.flush()
