@@ -3,6 +3,7 @@ an unreachable host. Slow and huge inputs are made on the fly, with tiny configu
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -101,3 +102,69 @@ def test_a_sigterm_ends_a_run_with_a_request_in_flight(
     assert proc.returncode == 143
     assert "stopped by SIGTERM" in err and "Traceback" not in err
     assert list(tmp_path.rglob("*.recording.json")) == []  # nothing half-answered is written
+
+
+DEEP = b"[" * 200_000 + b"]" * 200_000
+ODD_BODIES: list[Any] = [
+    DEEP,
+    b'{"choices": [' * 100 + b"]}" * 100,
+    b"\xff\xfe not text",
+    [],
+    "text",
+    {"choices": "x", "output": "x", "content": "x"},
+    {"choices": [1], "output": [None], "content": [None]},
+    {"choices": [{"message": {"tool_calls": [{"function": "x"}]}}]},
+    {"output": [{"type": "function_call", "name": 1}], "content": [{"type": "tool_use"}]},
+    {"choices": [{"message": {"content": ["x"]}}], "usage": "x"},
+]
+
+
+@pytest.mark.parametrize("name", ["openai", "openai-responses", "anthropic"])
+@pytest.mark.parametrize("body", ODD_BODIES, ids=range(len(ODD_BODIES)))
+def test_a_deep_or_malformed_answer_fails_its_case_as_a_provider_error(
+    providers: Start, name: str, body: Any
+) -> None:
+    server = providers(name)
+    server.script.append(Reply(200, body))
+    answer = call(server)
+    assert answer.error in (None, "provider_error")
+    if body is DEEP:
+        assert answer.error == "provider_error"
+        assert "nests deeper than 64" in answer.response["error"]["message"]
+
+
+TWO_CASES = """\
+tool: get_weather
+expected_tool_calls:
+  - name: get_weather
+golden_cases:
+  - id: deep
+    input_ref: deep.json
+    expect_ok: true
+  - id: ok
+    input_ref: ok.json
+    expect_ok: true
+"""
+
+
+@pytest.mark.parametrize("command", [["record"], ["run", "--json", "out.json"]])
+def test_a_deep_answer_fails_one_case_and_the_others_go_on(
+    tmp_path: Path, providers: Start, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    from replaygate.cli import main
+
+    fixtures = {"deep.json": request_only("deep?"), "ok.json": request_only("ok?")}
+    make_pack(tmp_path, contract=TWO_CASES, fixtures=fixtures)
+    server = providers("openai")
+    server.script.append(Reply(200, DEEP))
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.delenv("GITHUB_EVENT_NAME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    argv = [*command, "--provider", "openai", "--base-url", server.base_url, "--jobs", "1"]
+    assert main(argv) == 1
+    if command[0] == "record":
+        assert [p.name for p in tmp_path.rglob("*.recording.json")] == ["ok.recording.json"]
+    else:
+        cases = {c["case_id"]: c for c in json.loads((tmp_path / "out.json").read_text())["cases"]}
+        assert (cases["deep"]["status"], cases["ok"]["status"]) == ("failed", "passed")
+        assert "provider_error" in json.dumps(cases["deep"])
