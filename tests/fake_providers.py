@@ -36,7 +36,7 @@ class Reply:
     headers: Mapping[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     trickle_s: float = 0.0  # a pause before each byte of the body: a provider sending slowly
-    length: int | None = None  # the Content-Length sent, when not the body's own
+    length: int | None = None  # the Content-Length sent when not the body's; -1: none sent
 
 
 @dataclass(frozen=True)
@@ -332,7 +332,8 @@ class FakeProvider:
                 )
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(reply.length or len(data)))
+                if reply.length != -1:  # without it the body ends when the connection does
+                    self.send_header("Content-Length", str(reply.length or len(data)))
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()

@@ -168,3 +168,24 @@ def test_a_deep_answer_fails_one_case_and_the_others_go_on(
         cases = {c["case_id"]: c for c in json.loads((tmp_path / "out.json").read_text())["cases"]}
         assert (cases["deep"]["status"], cases["ok"]["status"]) == ("failed", "passed")
         assert "provider_error" in json.dumps(cases["deep"])
+
+
+@pytest.mark.parametrize("length", [None, -1], ids=["declared", "streamed"])
+def test_an_answer_past_the_size_cap_fails_naming_the_cap(
+    providers: Start, length: int | None
+) -> None:
+    server = providers("openai")
+    huge = chat_body([("f", {})], content="x" * 5000)
+    server.script.append(Reply(200, huge, length=length))
+    provider = Provider(ProviderName.OPENAI, server.base_url, KEY, Redactor.build({}, [KEY]))
+    provider.answer_limit = 4096
+    answer = call(server, provider)
+    assert answer.error == "provider_error"
+    assert "larger than the cap on an answer (4096 bytes)" in answer.response["error"]["message"]
+
+
+def test_the_documented_cap_is_the_cap() -> None:
+    from replaygate.providers.client import ANSWER_LIMIT
+
+    assert ANSWER_LIMIT == 32 * 2**20
+    assert "32 MiB" in (ROOT / "docs" / "recordings.md").read_text()

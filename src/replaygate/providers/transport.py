@@ -161,4 +161,5 @@ def read_capped(reply: requests.Response, limit: int) -> bytes:
 
 
 def _too_large(limit: int) -> str:
-    return f"the answer is larger than the cap of {limit / 2**20:g} MiB on an answer: not read"
+    size = f"{limit // 2**20} MiB" if limit % 2**20 == 0 else f"{limit} bytes"
+    return f"the answer is larger than the cap on an answer ({size}): not read further"
