@@ -189,3 +189,34 @@ def test_the_documented_cap_is_the_cap() -> None:
 
     assert ANSWER_LIMIT == 32 * 2**20
     assert "32 MiB" in (ROOT / "docs" / "recordings.md").read_text()
+
+
+def test_encoded_secrets_echoed_by_a_provider_reach_no_recording(
+    tmp_path: Path, providers: Start, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import base64
+    from urllib.parse import quote
+
+    from replaygate.cli import main
+
+    make_pack(tmp_path, contract=CONTRACT, fixtures={"ok.json": request_only(max_tokens=50)})
+    secret = "canary-db-secret-1138/x"
+    forms = [
+        base64.b64encode(f"user:{KEY}".encode()).decode(),
+        base64.urlsafe_b64encode(secret.encode()).decode(),
+        KEY.upper(),
+        quote(secret, safe=""),
+        "".join(f"\\u{ord(c):04x}" for c in KEY),
+    ]
+    server = providers("openai")
+    server.calls = [("get_weather", {"city": "Bern", "note": " ".join(forms)})]
+    server.content = " ".join(forms)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("CANARY_DB_SECRET", secret)
+    monkeypatch.delenv("GITHUB_EVENT_NAME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["record", "--provider", "openai", "--base-url", server.base_url]) == 0
+    (recording,) = tmp_path.rglob("*.recording.json")
+    text = recording.read_text()
+    assert "[redacted]" in text
+    assert [form for form in forms if form in text or form.replace("\\", "\\\\") in text] == []
