@@ -220,3 +220,54 @@ def test_encoded_secrets_echoed_by_a_provider_reach_no_recording(
     text = recording.read_text()
     assert "[redacted]" in text
     assert [form for form in forms if form in text or form.replace("\\", "\\\\") in text] == []
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_unreachable_provider_is_named_with_the_reason() -> None:
+    port = _free_port()  # nothing listens there any more
+    provider = Provider(
+        ProviderName.OPENAI, f"http://127.0.0.1:{port}/v1", KEY, Redactor.build({}, [])
+    )
+    answer = provider.call(prompt_of(REQUEST, "model-x"), policy())
+    assert answer.response["error"]["message"] == (
+        f"cannot reach the provider at 127.0.0.1:{port}: connection refused"
+    )
+
+
+def test_a_tls_failure_is_named(providers: Start) -> None:
+    server = providers("openai")  # plain HTTP: a TLS handshake with it fails
+    base = server.base_url.replace("http://", "https://")
+    provider = Provider(ProviderName.OPENAI, base, KEY, Redactor.build({}, []))
+    message = provider.call(prompt_of(REQUEST, "model-x"), policy()).response["error"]["message"]
+    port = base.split(":")[2].split("/")[0]
+    assert message.startswith(f"cannot reach the provider at 127.0.0.1:{port}: TLS failed")
+
+
+def test_a_name_that_does_not_resolve_is_named() -> None:
+    import socket
+
+    import requests
+    from urllib3.exceptions import MaxRetryError, NameResolutionError
+
+    from replaygate.providers.errors import unreachable
+
+    cause = NameResolutionError("api.example.invalid", None, socket.gaierror(-2, "not known"))  # type: ignore[arg-type]
+    exc = requests.ConnectionError(MaxRetryError(None, "/v1", cause))  # type: ignore[arg-type]
+    assert unreachable(exc, "https://api.example.invalid/v1") == (
+        "cannot reach the provider at api.example.invalid:443: the name api.example.invalid "
+        "does not resolve"
+    )
+
+
+def test_a_timeout_names_the_host(providers: Start) -> None:
+    server = providers("openai")
+    server.script.append(Reply(200, chat_body([("f", {})]), delay_s=2))
+    message = call(server, read_s=0.2).response["error"]["message"]
+    assert message.startswith("no whole answer from 127.0.0.1:")

@@ -13,7 +13,14 @@ from typing import Any
 import requests
 
 from replaygate.providers.deadline import STOPPED, TIMED_OUT, Cut, Cuts, watched_session
-from replaygate.providers.errors import ErrorKind, error_kind, provider_message, reply_json
+from replaygate.providers.errors import (
+    ErrorKind,
+    error_kind,
+    host_port,
+    provider_message,
+    reply_json,
+    unreachable,
+)
 from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import Prompt
 from replaygate.providers.redact import Redactor
@@ -209,7 +216,12 @@ def _status_error(
 def _transport_error(why: Exception | str, policy: Policy, base_url: str) -> tuple[ErrorKind, str]:
     if why == TIMED_OUT or isinstance(why, requests.Timeout):
         return ErrorKind.TIMEOUT, (
-            f"no whole answer within the timeouts (connect {policy.connect_s:g} s, "
-            f"total {policy.read_s:g} s)"
+            f"no whole answer from {host_port(base_url)} within the timeouts "
+            f"(connect {policy.connect_s:g} s, total {policy.read_s:g} s)"
         )
-    return ErrorKind.PROVIDER_ERROR, f"cannot reach the provider: {type(why).__name__}"
+    if isinstance(why, (requests.ConnectionError, OSError)):
+        return ErrorKind.PROVIDER_ERROR, unreachable(why, base_url)
+    # a connection that broke mid-answer (ChunkedEncodingError, ...)
+    return ErrorKind.PROVIDER_ERROR, (
+        f"the answer from {host_port(base_url)} broke off: {type(why).__name__}"
+    )
