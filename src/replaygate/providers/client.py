@@ -63,6 +63,7 @@ class Provider:
     base_url: str
     key: str | None
     redactor: Redactor
+    key_env: str | None = None  # the variable --api-key-env named, stored for refreshing
     _session: requests.Session | None = None
     _lock: Lock = field(default_factory=Lock)
     _gate: RateGate = field(default_factory=RateGate)
