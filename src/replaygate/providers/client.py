@@ -90,7 +90,7 @@ class Provider:
         url = self.base_url.rstrip("/") + wire.path
         attempt = 0
         while True:
-            self._gate.wait()
+            self._gate.wait(self._cuts.stopped)
             if self._cuts.stopped.is_set():
                 return self._failed(ErrorKind.PROVIDER_ERROR, STOPPED_MESSAGE)
             with self._cuts.request(policy.read_s) as cut:

@@ -73,13 +73,14 @@ class RateGate:
         with self._lock:
             self._until = max(self._until, time.monotonic() + seconds)
 
-    def wait(self) -> None:
-        while True:
+    def wait(self, stopped: threading.Event) -> None:
+        """Until the time asked for, or until ``stopped`` is set."""
+        while not stopped.is_set():
             with self._lock:
                 delay = self._until - time.monotonic()
             if delay <= 0:
                 return
-            time.sleep(delay)
+            stopped.wait(delay)
 
 
 def retry_after(value: str | None) -> float | None:
