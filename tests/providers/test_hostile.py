@@ -116,6 +116,7 @@ ODD_BODIES: list[Any] = [
     {"choices": [{"message": {"tool_calls": [{"function": "x"}]}}]},
     {"output": [{"type": "function_call", "name": 1}], "content": [{"type": "tool_use"}]},
     {"choices": [{"message": {"content": ["x"]}}], "usage": "x"},
+    {"choices": [{"message": {}, "finish_reason": {}}], "content": [], "stop_reason": []},
 ]
 
 

@@ -30,6 +30,11 @@ def member(body: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def text_or_none(value: Any) -> str | None:
+    """``value`` when it is text, else None: a hostile body's lists and objects look up nothing."""
+    return value if isinstance(value, str) else None
+
+
 def _count(value: Any) -> int | None:
     return value if type(value) is int and value >= 0 else None
 
