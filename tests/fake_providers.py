@@ -251,6 +251,7 @@ class FakeProvider:
         self.calls: list[tuple[str, dict[str, Any]]] | None = None  # None: call the first tool
         self.content: str | None = None
         self.delay_s = 0.0  # of the default replies
+        self.stopped = threading.Event()  # ends every delay: no handler outlives its test
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
@@ -272,6 +273,7 @@ class FakeProvider:
         return self
 
     def stop(self) -> None:
+        self.stopped.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -326,7 +328,7 @@ class FakeProvider:
                     fake.seen.append(Seen(self.path, headers, body, time.monotonic()))
                     fake._check(self.path, headers, body)
                     reply = fake.script.popleft() if fake.script else fake._default(body)
-                time.sleep(reply.delay_s)
+                fake.stopped.wait(reply.delay_s)
                 data = (
                     reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
                 )
@@ -338,19 +340,20 @@ class FakeProvider:
                     self.send_header(name, value)
                 self.end_headers()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    _send(self.wfile, data, reply.trickle_s)
+                    _send(self.wfile, data, reply.trickle_s, fake.stopped)
                 with fake.lock:
                     fake.answered.append((time.monotonic(), reply.status))
 
         return Handler
 
 
-def _send(out: Any, data: bytes, trickle_s: float) -> None:
-    """The body at once, or a byte at a time with ``trickle_s`` before each."""
+def _send(out: Any, data: bytes, trickle_s: float, stopped: threading.Event) -> None:
+    """The body at once, or a byte at a time with ``trickle_s`` before each (until stopped)."""
     if not trickle_s:
         out.write(data)
         return
     for index in range(len(data)):
-        time.sleep(trickle_s)
+        if stopped.wait(trickle_s):
+            return
         out.write(data[index : index + 1])
         out.flush()
