@@ -35,6 +35,8 @@ class Reply:
     body: Any = None  # a JSON value, or bytes sent as they are
     headers: Mapping[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    trickle_s: float = 0.0  # a pause before each byte of the body: a provider sending slowly
+    length: int | None = None  # the Content-Length sent when not the body's; -1: none sent
 
 
 @dataclass(frozen=True)
@@ -249,6 +251,7 @@ class FakeProvider:
         self.calls: list[tuple[str, dict[str, Any]]] | None = None  # None: call the first tool
         self.content: str | None = None
         self.delay_s = 0.0  # of the default replies
+        self.stopped = threading.Event()  # ends every delay: no handler outlives its test
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
@@ -270,6 +273,7 @@ class FakeProvider:
         return self
 
     def stop(self) -> None:
+        self.stopped.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -324,19 +328,32 @@ class FakeProvider:
                     fake.seen.append(Seen(self.path, headers, body, time.monotonic()))
                     fake._check(self.path, headers, body)
                     reply = fake.script.popleft() if fake.script else fake._default(body)
-                time.sleep(reply.delay_s)
+                fake.stopped.wait(reply.delay_s)
                 data = (
                     reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
                 )
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
+                if reply.length != -1:  # without it the body ends when the connection does
+                    self.send_header("Content-Length", str(reply.length or len(data)))
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(data)
+                    _send(self.wfile, data, reply.trickle_s, fake.stopped)
                 with fake.lock:
                     fake.answered.append((time.monotonic(), reply.status))
 
         return Handler
+
+
+def _send(out: Any, data: bytes, trickle_s: float, stopped: threading.Event) -> None:
+    """The body at once, or a byte at a time with ``trickle_s`` before each (until stopped)."""
+    if not trickle_s:
+        out.write(data)
+        return
+    for index in range(len(data)):
+        if stopped.wait(trickle_s):
+            return
+        out.write(data[index : index + 1])
+        out.flush()

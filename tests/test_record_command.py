@@ -508,12 +508,35 @@ def test_a_recording_made_with_model_passes_run_and_refreshes_as_it_was_made(
         "--base-url",
         server.base_url,
     ]
-    assert words[6:8] == ["--model", "llama-3"]
-    # the key's variable is not stored in the recording: named again
-    assert main([*words[1:], "--api-key-env", "LOCAL_LLM_KEY"]) == 0
+    assert words[6:10] == ["--api-key-env", "LOCAL_LLM_KEY", "--model", "llama-3"]
+    assert main(words[1:]) == 0  # the command as printed records it as it was made
     assert {seen.body["model"] for seen in server.seen} == {"llama-3"}
     capsys.readouterr()
     assert main(["run", "packs"]) == 0
+
+
+def test_an_openai_recording_made_at_a_base_url_refreshes_there(
+    tmp_path: Path,
+    env: None,
+    providers: Callable[..., FakeProvider],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pack = _pack(tmp_path)
+    server = providers("openai")
+    assert _record(tmp_path, server) == 0
+    recording = json.loads((pack / "recordings" / "ok.recording.json").read_text())
+    assert recording["base_url"] == server.base_url
+    (pack / "golden" / "ok.json").write_text(json.dumps(_request_only("weather in Basel?")))
+    capsys.readouterr()
+    assert main(["run", "packs::ok"]) == 1
+    out = capsys.readouterr().out
+    command = re.search(r"refresh it: (replaygate record .*?::ok) ", out)
+    assert command is not None, out
+    words = shlex.split(command.group(1))
+    assert words[2:6] == ["--provider", "openai", "--base-url", server.base_url]
+    seen = len(server.seen)
+    assert main(words[1:]) == 0  # not the public API: the server it was recorded from
+    assert len(server.seen) == seen + 1
 
 
 def test_a_base_url_is_stored_without_credentials(

@@ -99,3 +99,37 @@ def test_a_non_ascii_secret_is_redacted_in_its_escaped_json_form_too() -> None:
     redactor = Redactor.build({"U_TOKEN": "schlüssel-value"})
     assert "schl" not in redactor.text(json.dumps({"k": "schlüssel-value"}))
     assert "schl" not in redactor.text(json.dumps({"k": "schlüssel-value"}, ensure_ascii=False))
+
+
+def _encodings(secret: str) -> dict[str, str]:
+    """The forms a provider may echo a secret in, each inside other text."""
+    import base64
+    from urllib.parse import quote, quote_plus
+
+    raw = secret.encode()
+    return {
+        "base64": base64.b64encode(raw).decode(),
+        "base64 unpadded": base64.b64encode(raw).decode().rstrip("="),
+        "base64 in basic auth": base64.b64encode(b"user:" + raw).decode(),
+        "base64 shifted by two": base64.b64encode(b"ab" + raw + b"!").decode(),
+        "urlsafe base64": base64.urlsafe_b64encode(b"\xfb\xff" + raw).decode(),
+        "upper-case": secret.upper(),
+        "lower-case": secret.lower(),
+        "url-encoded": quote(secret, safe=""),
+        "url-encoded, lower hex": quote(secret, safe="").replace("%2D", "%2d"),
+        "form-encoded": quote_plus(f"{secret} x")[:-2],
+        "json \\u-escaped": "".join(f"\\u{ord(c):04x}" for c in secret),
+        "json \\u-escaped upper": "".join(f"\\u{ord(c):04X}" for c in secret),
+    }
+
+
+@pytest.mark.parametrize("form", list(_encodings(CANARY_KEY)))
+@pytest.mark.parametrize("secret", [CANARY_KEY, CANARY_ENV["DB_SECRET"]])
+def test_the_common_encodings_of_a_secret_are_redacted(form: str, secret: str) -> None:
+    encoded = _encodings(secret)[form]
+    cores = {value for value in _encodings(secret).values() if value != secret} - {encoded}
+    document = {"arguments": f'{{"note": "echo {encoded} done"}}', encoded: 1}
+    scrubbed = _redactor().value(document)
+    texts = [*(key for key in scrubbed if key != "arguments"), scrubbed["arguments"]]
+    assert all(REDACTED in text and encoded not in text for text in texts), texts
+    assert not any(core in text for text in texts for core in cores if core in encoded)

@@ -288,7 +288,7 @@ def test_a_slow_answer_is_a_timeout(providers: Start) -> None:
     server.script.append(Reply(200, {}, delay_s=1.5))
     answer = call(server, read_s=0.3)
     assert answer.error == "timeout"
-    assert "read 0.3 s" in answer.response["error"]["message"]
+    assert "total 0.3 s" in answer.response["error"]["message"]
 
 
 def test_a_slow_answer_is_retried_on_timeout(providers: Start) -> None:

@@ -9,8 +9,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,6 @@ from replaygate.options.inputs import (
     refuse_untrusted_event,
 )
 from replaygate.options.values import job_count
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def add_parser(sub: Any) -> None:
@@ -56,23 +53,6 @@ def _mode(text: str) -> Any:
     except ValueError:
         valid = ", ".join(str(mode) for mode in RecordMode)
         raise argparse.ArgumentTypeError(f"must be one of {valid}, got {text!r}") from None
-
-
-@contextmanager
-def _stop_on_signals() -> Iterator[tuple[threading.Event, list[int]]]:
-    """Ctrl-C and SIGTERM set ``stop`` (requests in flight finish); the signal is kept."""
-    stop, caught = threading.Event(), []
-
-    def handle(signum: int, frame: Any) -> None:
-        caught.append(signum)
-        stop.set()
-
-    previous = {sig: signal.signal(sig, handle) for sig in STOP_SIGNALS}
-    try:
-        yield stop, caught
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def _printer(total: int) -> tuple[Callable[[Any], None], Callable[[], None]]:
@@ -151,6 +131,7 @@ def _tokens(outcomes: Sequence[Any]) -> dict[str, tuple[int, int]]:
 
 def main(args: argparse.Namespace) -> int:
     from replaygate.loading.selection import select_cases
+    from replaygate.options.stopping import stop_on_signals
     from replaygate.providers.recorder import Outcome, RecordOptions, record_all
     from replaygate.report.escape import terminal_safe
 
@@ -166,7 +147,7 @@ def main(args: argparse.Namespace) -> int:
     tick, close = _printer(len(selected))
     options = RecordOptions(args.mode, args.model, args.jobs)
     try:
-        with _stop_on_signals() as (stop, caught):
+        with stop_on_signals(provider) as (stop, caught):
             outcomes = record_all(selected, provider, options, stop, tick)
     finally:
         close()

@@ -208,6 +208,7 @@ def _run_live(args: argparse.Namespace, loaded: Any, select: Any) -> Any:
     from replaygate.engine.runner import run_packs
     from replaygate.loading.selection import Selected
     from replaygate.options.inputs import progress_bar
+    from replaygate.options.stopping import Stopped, stop_on_signals
     from replaygate.providers.live import fetch_all
 
     refuse_untrusted_event(os.environ)
@@ -221,9 +222,12 @@ def _run_live(args: argparse.Namespace, loaded: Any, select: Any) -> Any:
     ]
     tick, close = progress_bar(len(chosen))
     try:
-        source = fetch_all(chosen, provider, args.model, args.jobs or 4, tick)
+        with stop_on_signals(provider) as (stop, caught):
+            source = fetch_all(chosen, provider, args.model, args.jobs or 4, tick, stop)
     finally:
         close()
         provider.close()
+    if caught:  # no report: the cases not asked would read as failures
+        raise Stopped(caught[0])
     result = run_packs(loaded, dict(os.environ), select, source=source, mode=args.provider)
     return dataclasses.replace(result, meta={**result.meta, "provider": args.provider})

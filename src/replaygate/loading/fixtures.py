@@ -132,10 +132,12 @@ def record_command(
     model: str | None = None,
 ) -> str:
     """The exact command line that records one case, again as ``recording`` was made
-    (its --base-url, its --model) when there is one; ``model``: `run --model`."""
+    (its --base-url, --api-key-env and --model) when there is one; ``model``: `run --model`."""
     words = ["replaygate", "record", "--provider", provider]
     if recording is not None and recording.base_url:
         words += ["--base-url", recording.base_url]
+    if recording is not None and recording.api_key_env:
+        words += ["--api-key-env", recording.api_key_env]
     model = model or (recording.override if recording is not None else None)
     words += ["--model", model] if model else []
     words += ["--mode", "refresh"] if refresh else []

@@ -218,7 +218,7 @@ RECORDING_KEYS = FIXTURE_KEYS
 # (its `identity` and `raw` are checked by loading/recording.py) and a fixture's `response`.
 RECORDED_FIELDS = (
     "recording_version", "replaygate_version", "recorded_at", "provider", "model", "identity",
-    "response", "raw", "model_override", "base_url", "api_version",
+    "response", "raw", "model_override", "base_url", "api_version", "api_key_env",
 )  # fmt: skip
 RECORDED_KEYS = {**FIXTURE_KEYS, _F.FIXTURE: frozenset(RECORDED_FIELDS)}
 FIXTURE_PLACES: dict[str, str] = {

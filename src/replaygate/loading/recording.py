@@ -60,6 +60,8 @@ class RecordingModel(Record):
     raw: RawModel
     model_override: bool = False
     base_url: Annotated[str, Bounds(min_length=1)] | None = None
+    # the variable `record --api-key-env` named (its name, never its value)
+    api_key_env: Annotated[str, Bounds(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None = None
     # the API version the request named (anthropic-version)
     api_version: Annotated[str, Bounds(min_length=1)] | None = None
 
@@ -73,7 +75,8 @@ class Recording:
     older_request: Any = None  # an older recording's copy of the request, when it has one
     older_model: str | None = None
     override: str | None = None  # the model `record --model` sent, which recorded mode checks
-    base_url: str | None = None  # openai-compatible's --base-url, for the refresh command
+    base_url: str | None = None  # the --base-url it was recorded at, for the refresh command
+    api_key_env: str | None = None  # the --api-key-env it was recorded with, likewise
 
     @property
     def checkable(self) -> bool:
@@ -101,6 +104,7 @@ def parse_recording(data: Any, shown: str) -> Recording:
         model.provider,
         override=override,
         base_url=model.base_url,
+        api_key_env=model.api_key_env,
     )
 
 

@@ -123,7 +123,8 @@ def provider_setup(args: argparse.Namespace, environ: Mapping[str, str]) -> Prov
         raise ReplayGateError(f"{key_env} is not set: the {name} provider needs an API key")
     if key_env and key:
         _check_key(key_env, key)
-    return Provider(name, base, key, Redactor.build(environ, [key] if key else []))
+    redactor = Redactor.build(environ, [key] if key else [])
+    return Provider(name, base, key, redactor, key_env=args.api_key_env or None)
 
 
 def _check_key(key_env: str, key: str) -> None:

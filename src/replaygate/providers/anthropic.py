@@ -20,6 +20,7 @@ from replaygate.providers.response import (
     MalformedResponse,
     flat_response,
     member,
+    text_or_none,
     tool_call,
 )
 
@@ -188,7 +189,7 @@ def parse(body: Any) -> dict[str, Any]:
                 tool_call(block.get("id"), block.get("name"), block.get("input"), len(calls))
             )
     usage = member(body, "usage")
-    finish = _FINISH.get(body.get("stop_reason"), FinishReason.OTHER)
+    finish = _FINISH.get(text_or_none(body.get("stop_reason")), FinishReason.OTHER)
     return flat_response(
         content="".join(texts) if texts else None,
         refusal="".join(texts) if finish is FinishReason.REFUSAL else None,

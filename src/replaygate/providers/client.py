@@ -5,7 +5,6 @@ What comes back is already redacted: a provider can echo a key in an error or an
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from threading import Lock
@@ -13,22 +12,33 @@ from typing import Any
 
 import requests
 
-from replaygate.providers.errors import ErrorKind, error_kind, provider_message, reply_json
+from replaygate.providers.deadline import STOPPED, TIMED_OUT, Cut, Cuts, watched_session
+from replaygate.providers.errors import (
+    ErrorKind,
+    error_kind,
+    host_port,
+    provider_message,
+    reply_json,
+    unreachable,
+)
 from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import Prompt
 from replaygate.providers.redact import Redactor
 from replaygate.providers.response import MalformedResponse, json_value
 from replaygate.providers.transport import (
+    AnswerTooLarge,
     Policy,
     RateGate,
     asked_wait,
-    session_for,
+    read_capped,
     status_wait,
     transport_retry,
 )
 from replaygate.providers.wire import WIRES
 
 MESSAGE_LIMIT = 1000
+ANSWER_LIMIT = 32 * 1024 * 1024  # bytes of one answer, read in a stream (docs/recordings.md)
+STOPPED_MESSAGE = "stopped (Ctrl-C or SIGTERM) before the provider answered"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,48 +63,97 @@ class Provider:
     base_url: str
     key: str | None
     redactor: Redactor
+    key_env: str | None = None  # the variable --api-key-env named, stored for refreshing
     _session: requests.Session | None = None
     _lock: Lock = field(default_factory=Lock)
     _gate: RateGate = field(default_factory=RateGate)
-    sleep: Callable[[float], None] = time.sleep  # between attempts (tests watch it)
+    _cuts: Cuts = field(default_factory=Cuts)
+    # between attempts (tests watch it); by default a wait that a stop ends
+    sleep: Callable[[float], None] | None = None
+    answer_limit: int = ANSWER_LIMIT  # bytes; tests make it small
 
     def session(self) -> requests.Session:
         with self._lock:
             if self._session is None:
-                self._session = session_for(self.base_url)
+                self._session = watched_session(self.base_url)
             return self._session
+
+    def stop(self) -> None:
+        """Cut the requests in flight (Ctrl-C, SIGTERM); later calls fail without sending."""
+        self._cuts.stop()
 
     def call(self, prompt: Prompt, policy: Policy) -> Answer:
         """Send the prompt. Raises UnsupportedRequest before sending anything it cannot express."""
         wire = WIRES[self.name]
         body = wire.build(prompt)
         headers = wire.headers(self.key) if self.key else {}
+        url = self.base_url.rstrip("/") + wire.path
         attempt = 0
         while True:
-            self._gate.wait()
-            try:
-                reply = self.session().post(
-                    self.base_url.rstrip("/") + wire.path,
-                    json=body,
-                    headers=headers,
-                    timeout=(policy.connect_s, policy.read_s),
-                    allow_redirects=False,
-                )
-            except requests.RequestException as exc:
-                wait = transport_retry(policy, attempt)
-                if wait is None:
-                    return self._failed(*_transport_error(exc, policy))
-            else:
-                wait = self._retry_wait(reply, policy, attempt)
-                if wait is None:
-                    return self._answer(reply, policy)
-                reply.close()
-            self.sleep(wait)
+            self._gate.wait(self._cuts.stopped)
+            if self._cuts.stopped.is_set():
+                return self._failed(ErrorKind.PROVIDER_ERROR, STOPPED_MESSAGE)
+            with self._cuts.request(policy.read_s) as cut:
+                wait, answer = self._attempt(url, body, headers, policy, attempt, cut)
+            if answer is not None:
+                return answer
+            assert wait is not None  # no answer means another attempt
+            self._pause(wait)
             attempt += 1
 
-    def _retry_wait(self, reply: requests.Response, policy: Policy, attempt: int) -> float | None:
+    def _attempt(
+        self,
+        url: str,
+        body: Any,
+        headers: Mapping[str, str],
+        policy: Policy,
+        attempt: int,
+        cut: Cut,
+    ) -> tuple[float | None, Answer | None]:
+        """One request: (the wait before the next, None), or (None, the answer)."""
+        try:
+            reply = self.session().post(
+                url,
+                json=body,
+                headers=headers,
+                timeout=(policy.connect_s, policy.read_s),
+                allow_redirects=False,
+                stream=True,  # read here, under the size cap and the deadline
+            )
+            with reply:
+                content = read_capped(reply, self.answer_limit)
+        except (requests.RequestException, OSError) as exc:
+            return self._no_answer(_cut_or(cut, exc), policy, attempt)
+        except AnswerTooLarge as exc:
+            return None, self._failed(ErrorKind.PROVIDER_ERROR, str(exc), reply.status_code)
+        if cut.why is not None:  # a body read to the connection's end, cut short
+            return self._no_answer(cut.why, policy, attempt)
+        wait = self._retry_wait(reply, content, policy, attempt)
+        return (wait, None) if wait is not None else (None, self._answer(reply, content, policy))
+
+    def _no_answer(
+        self, why: Exception | str, policy: Policy, attempt: int
+    ) -> tuple[float | None, Answer | None]:
+        """A request that got no whole answer: retried when ``retry_on`` names timeouts."""
+        if why == STOPPED:
+            return None, self._failed(ErrorKind.PROVIDER_ERROR, STOPPED_MESSAGE)
+        wait = transport_retry(policy, attempt)
+        if wait is not None:
+            return wait, None
+        return None, self._failed(*_transport_error(why, policy, self.base_url))
+
+    def _pause(self, seconds: float) -> None:
+        """Wait between attempts; a stop ends the wait."""
+        if self.sleep is not None:
+            self.sleep(seconds)
+        else:
+            self._cuts.stopped.wait(seconds)
+
+    def _retry_wait(
+        self, reply: requests.Response, content: bytes, policy: Policy, attempt: int
+    ) -> float | None:
         """The wait before sending again, or None: this reply is the answer."""
-        if reply.status_code < 400 or _kind(reply) is ErrorKind.QUOTA:
+        if reply.status_code < 400 or _kind(reply, content) is ErrorKind.QUOTA:
             return None
         wait = status_wait(policy, attempt, reply.status_code, reply.headers)
         if wait is not None and policy.respect_retry_after and asked_wait(reply.headers):
@@ -105,7 +164,7 @@ class Provider:
         if self._session is not None:
             self._session.close()
 
-    def _answer(self, reply: requests.Response, policy: Policy) -> Answer:
+    def _answer(self, reply: requests.Response, content: bytes, policy: Policy) -> Answer:
         if reply.is_redirect:
             where = reply.headers.get("Location", "(no Location)")
             return self._failed(
@@ -115,9 +174,9 @@ class Provider:
                 reply.status_code,
             )
         if reply.status_code >= 300:
-            return self._failed(*_status_error(reply, policy))
+            return self._failed(*_status_error(reply, content, policy))
         try:
-            body = json_value(reply.content)
+            body = json_value(content)
             response = WIRES[self.name].parse(body)
         except ValueError as exc:  # also MalformedResponse
             what = str(exc) if isinstance(exc, MalformedResponse) else "not JSON"
@@ -131,13 +190,21 @@ class Provider:
         return Answer({"success": False, "content": None, "tool_calls": [], "error": error}, status)
 
 
-def _kind(reply: requests.Response) -> ErrorKind:
-    return error_kind(reply.status_code, reply_json(reply.content))
+def _cut_or(cut: Cut, exc: Exception) -> Exception | str:
+    """Why a request failed: its Cut's reason when it was cut (the error is only its echo)."""
+    return cut.why if cut.why is not None else exc
 
 
-def _status_error(reply: requests.Response, policy: Policy) -> tuple[ErrorKind, str, int]:
-    status, body = reply.status_code, reply_json(reply.content)
-    message = f"HTTP {status}: {provider_message(body, reply.text)}"
+def _kind(reply: requests.Response, content: bytes) -> ErrorKind:
+    return error_kind(reply.status_code, reply_json(content))
+
+
+def _status_error(
+    reply: requests.Response, content: bytes, policy: Policy
+) -> tuple[ErrorKind, str, int]:
+    status, body = reply.status_code, reply_json(content)
+    text = content.decode(reply.encoding or "utf-8", errors="replace")
+    message = f"HTTP {status}: {provider_message(body, text)}"
     after = asked_wait(reply.headers)
     if status == 429 and after is not None and after > policy.max_sleep_s:
         message += (
@@ -147,10 +214,15 @@ def _status_error(reply: requests.Response, policy: Policy) -> tuple[ErrorKind, 
     return error_kind(status, body), message, status
 
 
-def _transport_error(exc: requests.RequestException, policy: Policy) -> tuple[ErrorKind, str]:
-    if isinstance(exc, requests.Timeout):  # urllib3 retries nothing: no MaxRetryError to open
+def _transport_error(why: Exception | str, policy: Policy, base_url: str) -> tuple[ErrorKind, str]:
+    if why == TIMED_OUT or isinstance(why, requests.Timeout):
         return ErrorKind.TIMEOUT, (
-            f"no answer within the timeouts (connect {policy.connect_s:g} s, "
-            f"read {policy.read_s:g} s)"
+            f"no whole answer from {host_port(base_url)} within the timeouts "
+            f"(connect {policy.connect_s:g} s, total {policy.read_s:g} s)"
         )
-    return ErrorKind.PROVIDER_ERROR, f"cannot reach the provider: {type(exc).__name__}"
+    if isinstance(why, (requests.ConnectionError, OSError)):
+        return ErrorKind.PROVIDER_ERROR, unreachable(why, base_url)
+    # a connection that broke mid-answer (ChunkedEncodingError, ...)
+    return ErrorKind.PROVIDER_ERROR, (
+        f"the answer from {host_port(base_url)} broke off: {type(why).__name__}"
+    )

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import socket
+import ssl
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
+from urllib.parse import urlsplit
+
+from urllib3.exceptions import NameResolutionError
 
 
 class ErrorKind(StrEnum):
@@ -80,3 +85,52 @@ def _detail(detail: Any) -> str | None:
         texts = [message for message in messages if isinstance(message, str)]
         return "; ".join(texts) or None
     return None
+
+
+def host_port(base_url: str) -> str:
+    """``host:port`` of a base URL (the scheme's port when it names none)."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or "?"
+    host = f"[{host}]" if ":" in host else host
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:  # a port out of range: the request failed on it already
+        return host
+    return f"{host}:{port}"
+
+
+def unreachable(exc: BaseException, base_url: str) -> str:
+    """Why no connection to the provider was made, naming where it was sought."""
+    host = urlsplit(base_url).hostname or "?"
+    return f"cannot reach the provider at {host_port(base_url)}: {_why(exc, host)}"
+
+
+def _why(exc: BaseException, host: str) -> str:
+    """The cause under the wrappers (requests, urllib3): refused, unresolved, TLS, reset."""
+    causes = list(_causes(exc))
+    for cause in causes:
+        if isinstance(cause, (NameResolutionError, socket.gaierror)):
+            return f"the name {host} does not resolve"
+        if isinstance(cause, ssl.SSLError):
+            return f"TLS failed: {cause.reason or cause}"
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, ConnectionResetError):
+            return "connection reset"
+        if isinstance(cause, TimeoutError):
+            return "timed out"
+    return f"the connection failed ({type(causes[-1]).__name__})"
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what it wraps: its cause, context, urllib3's ``reason``, exceptions among
+    its arguments, breadth first, each once."""
+    found: list[BaseException] = []
+    queue: list[Any] = [exc]
+    while queue and len(found) < 20:
+        item = queue.pop(0)
+        if not isinstance(item, BaseException) or any(item is seen for seen in found):
+            continue
+        found.append(item)
+        queue += [item.__cause__, item.__context__, getattr(item, "reason", None), *item.args]
+    return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -50,13 +51,17 @@ def fetch_all(
     model: str | None,
     jobs: int,
     progress: Callable[[], None],
+    stop: threading.Event | None = None,
 ) -> Callable[[Pack, Contract, GoldenCase], CaseInput | str]:
-    """Every selected case's live input, fetched on ``jobs`` threads; a lookup for the runner."""
+    """Every selected case's live input, fetched on ``jobs`` threads; a lookup for the runner.
+    Once ``stop`` is set (Ctrl-C, SIGTERM) no new request starts."""
 
     def one(item: Selected) -> tuple[Key, CaseInput | str]:
+        if stop is not None and stop.is_set():
+            return _key(item), f"{item.contract.file}: case {item.case.id!r}: not started"
         found = live_input(item, provider, model)
         progress()
-        return (item.pack.pack_id, item.contract.path, item.case.id), found
+        return _key(item), found
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         fetched = dict(pool.map(one, selected))
@@ -65,3 +70,7 @@ def fetch_all(
         return fetched[(pack.pack_id, contract.path, case.id)]
 
     return source
+
+
+def _key(item: Selected) -> Key:
+    return item.pack.pack_id, item.contract.path, item.case.id

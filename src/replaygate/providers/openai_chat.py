@@ -18,6 +18,7 @@ from replaygate.providers.response import (
     MalformedResponse,
     flat_response,
     member,
+    text_or_none,
     tool_call,
 )
 
@@ -125,7 +126,9 @@ def parse(body: Any) -> dict[str, Any]:
         raise MalformedResponse("choices[0] has no 'message'")
     calls = [_call(item, i) for i, item in enumerate(message.get("tool_calls") or [])]
     refusal = message.get("refusal")
-    finish = FinishReason.REFUSAL if refusal else _FINISH.get(choice.get("finish_reason"))
+    finish = (
+        FinishReason.REFUSAL if refusal else _FINISH.get(text_or_none(choice.get("finish_reason")))
+    )
     usage = member(body, "usage")
     return flat_response(
         content=message.get("content"),

@@ -26,7 +26,6 @@ from replaygate.loading.recording import parse_recording, staleness
 from replaygate.loading.selection import Selected
 from replaygate.loading.targets import CASE_SEPARATOR
 from replaygate.providers.client import Provider
-from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import UnsupportedRequest, prompt_of
 from replaygate.providers.redact import not_text
 from replaygate.providers.store import recording_document, write_recording
@@ -141,6 +140,7 @@ def _record(
         now=datetime.now(UTC),
         model_override=options.model is not None,
         base_url=_base_url(provider),
+        api_key_env=provider.key_env,
         api_version=WIRES[provider.name].api_version,
     )
     path, _ = recording_path(item.pack, item.case.input_ref)
@@ -152,9 +152,11 @@ def _record(
 
 
 def _base_url(provider: Provider) -> str | None:
-    """openai-compatible has no default base URL: the refresh command needs it (without any
-    user:password or query, which are no business of a file in the repository)."""
-    if provider.name is not ProviderName.OPENAI_COMPATIBLE:
+    """The base URL when it is not the provider's default (openai-compatible has none): the
+    refresh command needs it, or a copied command would call the public API. Without any
+    user:password or query, which are no business of a file in the repository."""
+    default = WIRES[provider.name].base_url
+    if default is not None and provider.base_url.rstrip("/") == default.rstrip("/"):
         return None
     parts = urlsplit(provider.base_url)
     host = parts.hostname or ""

@@ -6,11 +6,13 @@ a provider call returns before anyone sees it. Always on; a pack's ``redact:`` p
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 from replaygate.assertions.jsonpath import compile_path
 
@@ -40,9 +42,12 @@ class Redactor:
     @classmethod
     def _of(cls, found: Iterable[str], named: Iterable[str] = ()) -> Redactor:
         """``named``: values a pack's paths point at, redacted whatever their length."""
-        values = {v for v in found if len(v) >= MIN_SECRET_LENGTH} | set(named)
+        secrets = {v for v in found if len(v) >= MIN_SECRET_LENGTH}
+        values = secrets | set(named)
         # inside JSON text, as dumped with and without ensure_ascii
         values |= {json.dumps(v, ensure_ascii=a)[1:-1] for v in values for a in (False, True)}
+        long_enough = secrets | {v for v in named if len(v) >= MIN_SECRET_LENGTH}
+        values |= {form for v in long_enough for form in encodings(v)}
         ordered = tuple(sorted(values, key=len, reverse=True))
         alternatives = [re.escape(v) for v in ordered] + [_KEY_SHAPE]
         return cls(ordered, re.compile("|".join(alternatives)))
@@ -84,6 +89,27 @@ class Redactor:
         while f"{clean} ({number})" in taken:
             number += 1
         return f"{clean} ({number})"
+
+
+def encodings(secret: str) -> set[str]:
+    """The forms a provider may echo ``secret`` in: upper and lower case, URL-encoded (either
+    hex case, ``+`` for spaces), every character JSON ``\\u``-escaped (either hex case), and
+    base64, standard and URL-safe, at each of the three alignments it can have inside a
+    longer base64 text (``Basic`` credentials, a token)."""
+    forms = {secret.upper(), secret.lower()}
+    for quoted in (quote(secret, safe=""), quote_plus(secret, safe="")):
+        forms |= {quoted, re.sub(r"%[0-9A-F]{2}", lambda m: m[0].lower(), quoted)}
+    forms |= {"".join(f"\\u{ord(c):{case}}" for c in secret) for case in ("04x", "04X")}
+    raw = secret.encode()
+    for shift in range(3):
+        encoded = base64.b64encode(bytes(shift) + raw).decode()
+        # only the characters made from the secret's bits alone, never the neighbours'
+        core = encoded[-(-8 * shift // 6) : (8 * (shift + len(raw))) // 6]
+        forms |= {core, core.translate(_URLSAFE)}
+    return {form for form in forms if form}
+
+
+_URLSAFE = str.maketrans("+/", "-_")
 
 
 def not_text(document: Any, paths: Iterable[str]) -> list[str]:

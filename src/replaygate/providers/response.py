@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from replaygate.loading.json_reader import finite_float, refuse_constant
+from replaygate.loading.files import MAX_DEPTH
+from replaygate.loading.json_reader import finite_float, refuse_constant, too_deep
 
 
 class MalformedResponse(ValueError):
@@ -29,14 +30,29 @@ def member(body: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def text_or_none(value: Any) -> str | None:
+    """``value`` when it is text, else None: a hostile body's lists and objects look up nothing."""
+    return value if isinstance(value, str) else None
+
+
 def _count(value: Any) -> int | None:
     return value if type(value) is int and value >= 0 else None
 
 
 def json_value(text: str | bytes) -> Any:
     """``text`` as JSON, refusing NaN, Infinity and numbers that would read as infinity, as a
-    recording's are refused: a check would pass them unchecked (``maximum``, ``type``)."""
-    return json.loads(text, parse_constant=refuse_constant, parse_float=finite_float)
+    recording's are refused: a check would pass them unchecked (``maximum``, ``type``).
+    Nesting deeper than a recording may (MAX_DEPTH) raises MalformedResponse."""
+    try:
+        value = json.loads(text, parse_constant=refuse_constant, parse_float=finite_float)
+    except RecursionError:  # deeper than the interpreter's limit, so deeper than ours
+        raise MalformedResponse(_TOO_DEEP) from None
+    if too_deep(text if isinstance(text, str) else text.decode("utf-8", "replace"), value):
+        raise MalformedResponse(_TOO_DEEP)
+    return value
+
+
+_TOO_DEEP = f"it nests deeper than {MAX_DEPTH} levels"
 
 
 def tool_call(call_id: Any, name: Any, arguments: Any, index: int) -> dict[str, Any]:

@@ -30,13 +30,14 @@ def recording_document(
     now: datetime,
     model_override: bool = False,
     base_url: str | None = None,
+    api_key_env: str | None = None,
     api_version: str | None = None,
 ) -> dict[str, Any]:
     """A recording, before redaction: the request's identity, the normalised response, the body.
 
-    ``model_override``: ``model`` came from `record --model`; ``base_url``: the --base-url
-    an openai-compatible provider needs to record it again; ``api_version``: the API version
-    the request named (Anthropic's ``anthropic-version``)."""
+    ``model_override``: ``model`` came from `record --model`; ``base_url`` and
+    ``api_key_env``: the --base-url and --api-key-env that record it again; ``api_version``:
+    the API version the request named (Anthropic's ``anthropic-version``)."""
     made_with = {"model_override": True} if model_override else {}
     document = {
         "recording_version": RECORDING_VERSION,
@@ -51,6 +52,8 @@ def recording_document(
     }
     if base_url is not None:
         document["base_url"] = base_url
+    if api_key_env is not None:
+        document["api_key_env"] = api_key_env
     if api_version is not None:
         document["api_version"] = api_version
     return document

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import requests
-from requests.adapters import HTTPAdapter
 
 from replaygate.core.numerals import retry_after_seconds
 from replaygate.loading.contract import Contract
@@ -74,13 +73,14 @@ class RateGate:
         with self._lock:
             self._until = max(self._until, time.monotonic() + seconds)
 
-    def wait(self) -> None:
-        while True:
+    def wait(self, stopped: threading.Event) -> None:
+        """Until the time asked for, or until ``stopped`` is set."""
+        while not stopped.is_set():
             with self._lock:
                 delay = self._until - time.monotonic()
             if delay <= 0:
                 return
-            time.sleep(delay)
+            stopped.wait(delay)
 
 
 def retry_after(value: str | None) -> float | None:
@@ -139,10 +139,28 @@ def transport_retry(policy: Policy, attempt: int) -> float | None:
     return backoff(policy, attempt)
 
 
-def session_for(base_url: str) -> requests.Session:
-    """A Session that reads nothing from the environment and retries nothing itself: the
-    client retries, by the contract's policy, with the reply in hand."""
-    session = requests.Session()
-    session.trust_env = False  # no proxies, .netrc credentials or CA overrides from env
-    session.mount(base_url, HTTPAdapter(max_retries=0))
-    return session
+class AnswerTooLarge(Exception):
+    """An answer longer than the cap: not read further."""
+
+
+CHUNK = 64 * 1024
+
+
+def read_capped(reply: requests.Response, limit: int) -> bytes:
+    """The reply's body, decoded, read in chunks; raises AnswerTooLarge past ``limit`` bytes
+    (a declared Content-Length past it is refused before reading)."""
+    declared = reply.headers.get("Content-Length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise AnswerTooLarge(_too_large(limit))
+    chunks, size = [], 0
+    for chunk in reply.iter_content(CHUNK):
+        size += len(chunk)
+        if size > limit:
+            raise AnswerTooLarge(_too_large(limit))
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(limit: int) -> str:
+    size = f"{limit // 2**20} MiB" if limit % 2**20 == 0 else f"{limit} bytes"
+    return f"the answer is larger than the cap on an answer ({size}): not read further"
