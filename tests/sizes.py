@@ -27,11 +27,19 @@ def run_sized(
     examples: int,
     *strategies: Any,
     suppress: Sequence[HealthCheck] = (),
+    fixed: bool | None = None,
     **named: Any,
 ) -> Callable[..., Any]:
-    """``test`` under ``@given(*strategies, **named)`` with ``examples`` examples."""
+    """``test`` under ``@given(*strategies, **named)`` with ``examples`` examples: ``fixed``
+    (by default, for a fast size) the same ones every time, as the README's run wants (a few
+    dozen random ones could miss what a test counts on by chance), else fresh ones."""
     checked = given(*strategies, **named)(test)
-    return settings(max_examples=examples, deadline=None, suppress_health_check=suppress)(checked)
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=suppress,
+        derandomize=examples <= FAST if fixed is None else fixed,
+    )(checked)
 
 
 def sized(

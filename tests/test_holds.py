@@ -102,11 +102,12 @@ def _agree(raw: dict[str, Any], document: Any) -> None:
     assert holds(assertion, document, ENV) is expected
 
 
-@pytest.mark.parametrize("examples", sizes(1500))
+@pytest.mark.parametrize("examples", sizes(1500, fast=300))
 def test_holds_is_the_full_evaluation_finding_nothing(examples: int) -> None:
     OUTCOMES.clear()
     strategies = {"raw": assertions_raw(), "document": documents}
-    run_sized(_agree, examples, suppress=[HealthCheck.too_slow], **strategies)()
+    fixed = examples < 1500  # the README's run: the same examples every time
+    run_sized(_agree, examples, suppress=[HealthCheck.too_slow], fixed=fixed, **strategies)()
     # both answers were tried, each in more than one example in fifteen
     assert min(OUTCOMES[True], OUTCOMES[False]) > examples // 15, OUTCOMES
 
