@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from replaygate.providers.transport import Policy
+
 KEY = "sk-canary-test-KEY-9f8e7d6c5b4a39281706"
 
 ANTHROPIC_VERSION = "2026-10-21"
@@ -357,3 +359,17 @@ def _send(out: Any, data: bytes, trickle_s: float, stopped: threading.Event) -> 
             return
         out.write(data[index : index + 1])
         out.flush()
+
+
+def policy(**changes: Any) -> Policy:
+    """A transport policy for tests: short connect and read times, no retries, unless changed."""
+    values: dict[str, Any] = {
+        "connect_s": 5.0,
+        "read_s": 5.0,
+        "retries": 0,
+        "retry_on": frozenset(),
+        "backoff_s": 0.0,
+        "respect_retry_after": True,
+        "max_sleep_s": 5.0,
+    }
+    return Policy(**{**values, **changes})

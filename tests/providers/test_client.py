@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from fake_providers import KEY, FakeProvider, Reply, error_body
+from fake_providers import KEY, FakeProvider, Reply, error_body, policy
 from replaygate.providers.client import MESSAGE_LIMIT, Provider
 from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import UnsupportedRequest, prompt_of
 from replaygate.providers.redact import Redactor
-from replaygate.providers.transport import Policy, RetryOn
+from replaygate.providers.transport import RetryOn
 
 Start = Callable[..., FakeProvider]
 ALL = [str(name) for name in ProviderName]
@@ -34,19 +34,6 @@ REQUEST = {
     "temperature": 0,
     "max_tokens": 256,
 }
-
-
-def policy(**changes: Any) -> Policy:
-    values: dict[str, Any] = {
-        "connect_s": 5.0,
-        "read_s": 5.0,
-        "retries": 0,
-        "retry_on": frozenset(),
-        "backoff_s": 0.0,
-        "respect_retry_after": True,
-        "max_sleep_s": 5.0,
-    }
-    return Policy(**{**values, **changes})
 
 
 def client(server: FakeProvider, key: str = KEY) -> Provider:

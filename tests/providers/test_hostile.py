@@ -15,31 +15,17 @@ from typing import Any
 
 import pytest
 
-from fake_providers import KEY, FakeProvider, Reply, chat_body
+from fake_providers import KEY, FakeProvider, Reply, chat_body, policy
 from packbuilder import make_pack, request_only
 from replaygate.providers.client import Answer, Provider
 from replaygate.providers.names import ProviderName
 from replaygate.providers.prompt import prompt_of
 from replaygate.providers.redact import Redactor
-from replaygate.providers.transport import Policy
 
 Start = Callable[..., FakeProvider]
 ROOT = Path(__file__).resolve().parents[2]
 REQUEST = {"messages": [{"role": "user", "content": "weather?"}], "max_tokens": 16}
 GUARD_S = 30  # a hang guard, not a speed figure
-
-
-def policy(**changes: Any) -> Policy:
-    values: dict[str, Any] = {
-        "connect_s": 5.0,
-        "read_s": 5.0,
-        "retries": 0,
-        "retry_on": frozenset(),
-        "backoff_s": 0.0,
-        "respect_retry_after": True,
-        "max_sleep_s": 5.0,
-    }
-    return Policy(**{**values, **changes})
 
 
 def call(server: FakeProvider, provider: Provider | None = None, **changes: Any) -> Answer:
