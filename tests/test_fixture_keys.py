@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from packbuilder import fixture, make_pack
 from replaygate.core.model import CaseResult, Status
 from replaygate.engine.runner import run_packs
+from replaygate.loading import json_reader, schema_keywords
 from replaygate.loading.fixture_keys import key_problems
 from replaygate.loading.model_errors import unknown_key, version_problem
 from replaygate.loading.models import (
@@ -298,7 +299,17 @@ def test_a_misspelt_json_schema_keyword_errors_the_case_with_its_line_and_sugges
     )
 
 
-def test_schema_keywords_are_checked_where_schemas_nest_and_by_the_schemas_draft() -> None:
+@pytest.mark.parametrize("past_the_start", [False, True], ids=["strict-only start", "keyed"])
+def test_schema_keywords_are_checked_where_schemas_nest_and_by_the_schemas_draft(
+    monkeypatch: pytest.MonkeyPatch, past_the_start: bool
+) -> None:
+    # past the JSON reader's strict-only start each distinct schema is walked once, known by
+    # its key: asked twice, the answer is the same, and a schema one keyword away is not it
+    strict_only = json_reader.STRICT_ONLY_CHARS if past_the_start else 0
+    monkeypatch.setitem(json_reader._DECODED, "strict_only", strict_only)
+    monkeypatch.setattr(schema_keywords, "_WALKED", {})
+    clean = fixture()
+    assert key_problems(clean) == []
     data = fixture()
     schema = _schema(data)
     schema["properties"]["city"]["maxLenght"] = 3
@@ -314,28 +325,32 @@ def test_schema_keywords_are_checked_where_schemas_nest_and_by_the_schemas_draft
         "definitions": {"a": {"typ": "string"}},
     }
     data["request"]["tools"].append(wrapped)
-    assert key_problems(data) == [
-        (
-            ("request", "tools", 0, "parameters", "properties", "city", "maxLenght"),
-            "'maxLenght' is not a keyword of JSON Schema draft 2020-12, so it checks nothing "
-            "(did you mean 'maxLength'?); an annotation of your own starts with x-",
-        ),
-        (
-            ("request", "tools", 0, "parameters", "properties", "days", "items", "minimun"),
-            "'minimun' is not a keyword of JSON Schema draft 2020-12, so it checks nothing "
-            "(did you mean 'minimum'?); an annotation of your own starts with x-",
-        ),
-        (
-            ("request", "tools", 1, "function", "parameters", "$defs"),
-            "'$defs' is not a keyword of JSON Schema draft-07, so it checks nothing "
-            "(did you mean '$ref'?); an annotation of your own starts with x-",
-        ),
-        (
-            ("request", "tools", 1, "function", "parameters", "definitions", "a", "typ"),
-            "'typ' is not a keyword of JSON Schema draft-07, so it checks nothing "
-            "(did you mean 'type'?); an annotation of your own starts with x-",
-        ),
-    ]
+    assert (
+        key_problems(data)
+        == key_problems(copy.deepcopy(data))
+        == [
+            (
+                ("request", "tools", 0, "parameters", "properties", "city", "maxLenght"),
+                "'maxLenght' is not a keyword of JSON Schema draft 2020-12, so it checks nothing "
+                "(did you mean 'maxLength'?); an annotation of your own starts with x-",
+            ),
+            (
+                ("request", "tools", 0, "parameters", "properties", "days", "items", "minimun"),
+                "'minimun' is not a keyword of JSON Schema draft 2020-12, so it checks nothing "
+                "(did you mean 'minimum'?); an annotation of your own starts with x-",
+            ),
+            (
+                ("request", "tools", 1, "function", "parameters", "$defs"),
+                "'$defs' is not a keyword of JSON Schema draft-07, so it checks nothing "
+                "(did you mean '$ref'?); an annotation of your own starts with x-",
+            ),
+            (
+                ("request", "tools", 1, "function", "parameters", "definitions", "a", "typ"),
+                "'typ' is not a keyword of JSON Schema draft-07, so it checks nothing "
+                "(did you mean 'type'?); an annotation of your own starts with x-",
+            ),
+        ]
+    )
 
 
 def test_the_keyword_table_is_jsonschemas_own() -> None:

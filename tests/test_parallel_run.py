@@ -114,14 +114,18 @@ def mixed(root: Path) -> Path:
     return root
 
 
+# Contracts loaded two at a time before their cases are judged: batches end mid-pack.
+SMALL_BATCHES = "runner.LOAD_BATCH = 2\n"
+
+
 @pytest.mark.posix
-@pytest.mark.parametrize("shares", ["even", "all to one"])
+@pytest.mark.parametrize("shares", ["even", "all to one", "small batches"])
 @pytest.mark.parametrize("more", [(), ("--shard", "2/3"), ("packs/q/contracts/f.yaml::c3",)])
 def test_problems_selection_and_shards_are_the_serial_ones(
     tmp_path: Path, more: tuple[str, ...], shares: str
 ) -> None:
     mixed(tmp_path)
-    patch = ALL_TO_ONE if shares != "even" else ""
+    patch = {"even": "", "all to one": ALL_TO_ONE, "small batches": SMALL_BATCHES}[shares]
     parallel = same_as_serial(tmp_path, *more, patch=patch, out=tmp_path)
     if "::" in more[-1:][0] if more else False:
         assert parallel["code"] == 0  # c3 passes, and no other contract is loaded

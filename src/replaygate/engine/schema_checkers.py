@@ -13,7 +13,7 @@ import jsonschema_rs
 
 from replaygate.assertions.operators import OPERATORS, search
 from replaygate.assertions.regex_time import BudgetSpent
-from replaygate.loading.json_reader import fast_codecs
+from replaygate.loading.json_reader import value_key
 
 # A schema's canonical text: what its validators are built from, and their cache key (see
 # checkers). One encoder, since json.dumps(..., sort_keys=True) builds one per call.
@@ -236,19 +236,11 @@ def _validators(schema_text: str) -> Validators:
 def checkers(schema: Mapping[str, Any]) -> Validators:
     """The validators of a schema, built from its canonical text.
 
-    Every call of every case asks, and most schemas were seen before: past a process's
-    strict-only start (the JSON reader's rule, fast_codecs), a schema's msgpack encoding finds
-    them at a fraction of the cost of writing that text. msgpack keeps types, integers and
-    float bits apart (JSON text would write NaN as null) and keys in their order, so equal
-    bytes mean an equal schema, and an equal text.
+    Every call of every case asks, and most schemas were seen before: the schema's key
+    (json_reader.value_key) finds them at a fraction of the cost of writing that text.
     """
-    codecs = fast_codecs()
-    if codecs is None:
-        return _validators(_CANONICAL.encode(schema))
-    try:
-        key: bytes = codecs.packer.encode(schema)
-    # an integer beyond 64 bits, a key that is no string, a lone surrogate (UTF-8 has none)
-    except (OverflowError, TypeError, ValueError):
+    key = value_key(schema)
+    if key is None:
         return _validators(_CANONICAL.encode(schema))
     found = _CHECKERS.get(key)
     if found is None:

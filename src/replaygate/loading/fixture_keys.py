@@ -107,15 +107,17 @@ def _check_schemas(tools: Any, loc: Loc, found: list[KeyProblem]) -> None:
     """The keywords of each tool's schema (flat ``parameters`` or ``input_schema``, or
     OpenAI-wrapped ``function.parameters``)."""
     for index, tool in enumerate(tools if isinstance(tools, list) else ()):
-        if not isinstance(tool, Mapping):
+        if type(tool) is not dict and not isinstance(tool, Mapping):  # JSON gives dicts
             continue
         inner = tool.get("function")
-        if isinstance(inner, Mapping):
-            tool, at = inner, (*loc, index, "function")
-        else:
-            at = (*loc, index)
+        holder: Mapping[str, Any] = inner if isinstance(inner, Mapping) else tool
+        wrapped = holder is inner
         for key in ("parameters", "input_schema"):
-            found += unknown_keywords(tool.get(key), (*at, key))
+            schema = holder.get(key)
+            problems = unknown_keywords(schema) if schema is not None else ()
+            if problems:  # rare: the places are built for a message only
+                at = (*loc, index, "function", key) if wrapped else (*loc, index, key)
+                found += [((*at, *inside), message) for inside, message in problems]
 
 
 def _check(

@@ -173,6 +173,21 @@ def fast_codecs() -> Codecs | None:
     return None if _DECODED["strict_only"] < STRICT_ONLY_CHARS else _msgspec()
 
 
+def value_key(value: Any) -> bytes | None:
+    """A key for a parsed JSON value, equal exactly when the values are equal (types, float
+    bits and key order kept): its msgpack encoding, once this process is past its strict-only
+    start (fast_codecs); None before that, or for a value msgpack cannot write (an integer
+    beyond 64 bits, a lone surrogate). Cheaper than any text of the value, for the caches of
+    what is learned of a schema that a contract's cases all carry."""
+    codecs = fast_codecs()
+    if codecs is None:
+        return None
+    try:
+        return codecs.packer.encode(value)
+    except (OverflowError, TypeError, ValueError):
+        return None
+
+
 @functools.cache
 def _msgspec() -> Codecs:
     # Imported on first use: where pydantic is not loaded it brings typing machinery (about

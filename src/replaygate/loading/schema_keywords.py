@@ -13,6 +13,7 @@ from typing import Any
 
 from replaygate.assertions.values import suggestion
 from replaygate.loading.files import excerpt
+from replaygate.loading.json_reader import value_key
 
 Loc = tuple[str | int, ...]
 
@@ -80,28 +81,29 @@ def draft_of(schema: Mapping[str, Any]) -> str:
     return _URIS.get(bare, DEFAULT_DRAFT)
 
 
-def unknown_keywords(schema: Any, loc: Loc) -> list[tuple[Loc, str]]:
-    """Each key of the schema (at ``loc`` in its file) that is no keyword of its draft."""
-    if not isinstance(schema, Mapping):
+def unknown_keywords(schema: Any) -> list[tuple[Loc, str]]:
+    """Each key of the schema that is no keyword of its draft, where it is in the schema."""
+    if type(schema) is not dict and not isinstance(schema, Mapping):  # JSON gives dicts
         return []
-    # a contract's cases share their tools: each schema is walked once, known by its repr
-    # (of parsed JSON: dicts, lists, text, numbers, true, false and null, told apart by it)
-    text = repr(schema)
-    if text not in _WALKED:
+    key = value_key(schema)  # a contract's cases share their tools: each is walked once
+    if key is None:
+        return _unknown(schema)
+    found = _WALKED.get(key)
+    if found is None:
         if len(_WALKED) >= _KEPT:
             _WALKED.clear()
-        _WALKED[text] = _unknown(schema, ())
-    return [((*loc, *inner), message) for inner, message in _WALKED[text]]
+        found = _WALKED[key] = _unknown(schema)
+    return found
 
 
 _KEPT = 1024  # schemas whose problems are kept (a run's distinct tools, nearly always)
-_WALKED: dict[str, list[tuple[Loc, str]]] = {}
+_WALKED: dict[bytes, list[tuple[Loc, str]]] = {}
 
 
-def _unknown(schema: Mapping[str, Any], loc: Loc) -> list[tuple[Loc, str]]:
+def _unknown(schema: Mapping[str, Any]) -> list[tuple[Loc, str]]:
     draft = draft_of(schema)
     found: list[tuple[Loc, str]] = []
-    _walk(schema, loc, draft, _KNOWN[draft], found)
+    _walk(schema, (), draft, _KNOWN[draft], found)
     return found
 
 
