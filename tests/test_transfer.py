@@ -102,10 +102,25 @@ def test_a_result_comes_back_from_a_worker_exactly(data: st.DataObject) -> None:
 
 def test_a_plain_result_travels_as_a_tuple_of_scalars() -> None:
     ctx = a_context("p", "c.yaml", "c1", 3, 7)
-    plain = rebuild(ctx, (True, "passed", None, None, None, 0.25, None, (), None))
+    plain = rebuild(ctx, (True, "passed", None, None, None, 0.25, None, (), None, ()))
     sent = compact(ctx, plain)
-    assert sent == (True, "passed", None, None, None, 0.25, None, (), None)
+    assert sent == (True, "passed", None, None, None, 0.25, None, (), None, ())
     assert compact(ctx, rebuild(ctx, sent)) == sent
     assert (plain.pack, plain.contract_file, plain.case_id, plain.line, plain.order) == (
         "p", "packs/c.yaml", "c1", 3, 7,
     )  # fmt: skip
+
+
+def test_a_failed_result_travels_as_tuples_its_failures_too() -> None:
+    ctx = a_context("p", "c.yaml", "c1", 3, 7)
+    failure = Failure("wrong_tool", "why", "expected_tool_calls[0]", "packs/c.yaml", 4, "$.a")
+    failed = dataclasses.replace(
+        rebuild(ctx, (False, "failed", "wrong_tool", "f1", None, 0.5, None, (), None, ())),
+        failures=(failure,),
+    )
+    sent = compact(ctx, failed)
+    assert isinstance(sent, tuple)
+    assert sent[-1] == (
+        ("wrong_tool", "why", "expected_tool_calls[0]", "packs/c.yaml", 4, "$.a", None, None, None),
+    )
+    assert rebuild(ctx, pickle.loads(pickle.dumps(sent))) == failed

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from replaygate.assertions.regex_time import case_budget
+from replaygate.assertions.regex_time import CaseBudget
 from replaygate.core.fingerprint import fingerprint
 from replaygate.core.model import CaseResult, Classification, Failure, Problem, Status
 from replaygate.engine.call_checks import check_calls
@@ -94,7 +94,7 @@ def evaluate_case(ctx: CaseContext, source: CaseInput | str) -> CaseResult:
         return _result(ctx, Status.SKIPPED, started, reason=source.skip)
     col = Collector(ctx)
     try:
-        with case_budget():  # every timed regex search of the case shares one CPU budget
+        with CaseBudget():  # every timed regex search of the case shares one CPU budget
             code = _observe(col, source)
     except CaseUndecidable as exc:
         return _result(ctx, Status.ERROR, started, reason=str(exc))

@@ -17,7 +17,7 @@ from replaygate.engine.collector import CaseContext
 from replaygate.engine.judge import RECORDED, evaluate_case
 from replaygate.engine.transfer import Sent, compact, rebuild
 from replaygate.loading import folders
-from replaygate.loading.contract import Contract, GoldenCase, outline, outline_contract
+from replaygate.loading.contract import Contract, GoldenCase, Outline, outline, outline_contract
 from replaygate.loading.fixtures import CaseInput, load_case_input
 from replaygate.loading.pack import parse_contract
 from replaygate.loading.packs import ContractItem, Loaded, Pack
@@ -99,7 +99,7 @@ def _evaluate_all(work: list[Work], jobs: int) -> list[CaseResult]:
 LOAD_BATCH = 64
 # What a share of contract files comes back as: each file's contract (an outline when it
 # was loaded in another process) or its problems, with its selected cases judged by name.
-Loading = list[tuple[Contract | list[Problem], dict[str, Sent]]]
+Loading = list[tuple[Contract | Outline | list[Problem], dict[str, Sent]]]
 
 
 class JudgingLoader:
@@ -131,7 +131,8 @@ class JudgingLoader:
             )
         outcomes: list[Contract | list[Problem]] = []
         for (start, end), answer in zip(shares, answers, strict=True):
-            for item, (contract, results) in zip(items[start:end], answer, strict=True):
+            for item, (loaded, results) in zip(items[start:end], answer, strict=True):
+                contract = outline_contract(*loaded) if isinstance(loaded, tuple) else loaded
                 if isinstance(contract, Contract):
                     for case_id, sent in results.items():
                         self.judged[(item.pack.directory, contract.path, case_id)] = sent
@@ -147,7 +148,7 @@ class JudgingLoader:
                     loaded.append((contract, {}))
                     continue
                 results = self._judge(item, contract)
-                loaded.append((_outlined(contract) if elsewhere else contract, results))
+                loaded.append((outline(contract) if elsewhere else contract, results))
         gc.freeze()  # what this process keeps lives to its end: no collection scans it again
         return loaded
 
@@ -169,10 +170,6 @@ def _parsed(item: ContractItem) -> Contract | list[Problem]:
         return parse_contract(item.path, item.pack)
     except PackError as exc:
         return exc.problems()
-
-
-def _outlined(contract: Contract) -> Contract:
-    return outline_contract(*outline(contract))
 
 
 def run_packs(

@@ -1,19 +1,23 @@
 """A case result sent back by a forked worker: only what the parent cannot rebuild itself.
 
-The parent holds every case's context (pack, contract, case, order), so a plain result
-travels as a tuple of nine values, pickled ten times smaller and faster than the
-dataclass. A result that does not fit (failures, notes, trace assertions, anything the
-context would not rebuild exactly) travels whole.
+The parent holds every case's context (pack, contract, case, order), so a result travels as
+a tuple of ten values, its failures as tuples of their fields: pickled several times smaller
+and faster than the dataclasses. A result that does not fit (notes, trace assertions,
+anything the context would not rebuild exactly) travels whole.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
-from replaygate.core.model import CaseResult, Status
+from replaygate.core.model import CaseResult, Failure, Status
 from replaygate.engine.collector import CaseContext
 
-# observed_ok, status, classification, fingerprint, reason, duration_s, score, inputs, run_id
+# A Failure's fields, in their order.
+FailureFields = tuple[str, str, str, str, int, str | None, str | None, Any, Any]
+# observed_ok, status, classification, fingerprint, reason, duration_s, score, inputs, run_id,
+# failures
 Compact = tuple[
     bool | None,
     str,
@@ -24,6 +28,7 @@ Compact = tuple[
     float | None,
     tuple[str, ...],
     str | None,
+    tuple[FailureFields, ...],
 ]
 Sent = Compact | CaseResult
 
@@ -32,15 +37,24 @@ def rebuild(ctx: CaseContext, sent: Sent) -> CaseResult:
     """The result ``sent`` stands for, for the case of ``ctx``."""
     if isinstance(sent, CaseResult):  # judged where its place in the run was not known
         return sent if sent.order == ctx.order else dataclasses.replace(sent, order=ctx.order)
-    observed_ok, status, classification, fingerprint, reason, duration_s, score, inputs, run_id = (
-        sent
-    )
+    (
+        observed_ok,
+        status,
+        classification,
+        fingerprint,
+        reason,
+        duration_s,
+        score,
+        inputs,
+        run_id,
+        failed,
+    ) = sent
     return ctx.result(
         observed_ok=observed_ok,
         status=Status(status),
         classification=classification,
         fingerprint=fingerprint,
-        failures=(),
+        failures=tuple(Failure(*fields) for fields in failed),
         reason=reason,
         duration_s=duration_s,
         score=score,
@@ -61,5 +75,10 @@ def compact(ctx: CaseContext, result: CaseResult) -> Sent:
         result.score,
         result.inputs,
         result.run_id,
-    )
+        tuple(
+            (f.classification, f.message, f.locator, f.file, f.line, f.path, f.operator,
+             f.expected, f.actual)
+            for f in result.failures
+        ),
+    )  # fmt: skip
     return sent if rebuild(ctx, sent) == result else result

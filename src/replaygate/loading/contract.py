@@ -368,7 +368,11 @@ def _compiled(
 CaseFields = tuple[str, str, bool, str | None, tuple[str, ...] | None, int, int, str | None]
 
 
-def outline(contract: Contract) -> tuple[str, str, str, tuple[CaseFields, ...]]:
+# A contract as it travels from a worker: its path, file, tool and cases.
+Outline = tuple[str, str, str, tuple[CaseFields, ...]]
+
+
+def outline(contract: Contract) -> Outline:
     """What another process sends back of a contract it loaded and judged: what names and
     selects its cases (plain tuples: pickled several times faster than the dataclasses)."""
     cases = tuple(

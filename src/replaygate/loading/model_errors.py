@@ -4,6 +4,7 @@ one line each, unknown keys with where they belong or the nearest key."""
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Collection, Mapping
 from enum import StrEnum
@@ -19,9 +20,14 @@ from replaygate.loading.records import Model, Record
 def version_problem(value: object, known: type[StrEnum]) -> str | None:
     """Why ``value`` is not a version of ``known``, or None when it is one."""
     # a list or an object is no version, and cannot be looked up in a set
-    if isinstance(value, str) and value in set(known):
+    if isinstance(value, str) and value in _versions(known):
         return None
     return f"{_shown(value)} is not a version this replaygate knows (known: {', '.join(known)})"
+
+
+@functools.cache  # every fixture asks: listing an enum's members costs more than the check
+def _versions(known: type[StrEnum]) -> frozenset[str]:
+    return frozenset(known)
 
 
 def unknown_key(key: str, here: Collection[str], places: Mapping[str, str]) -> str:
