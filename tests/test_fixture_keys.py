@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from packbuilder import fixture, make_pack
 from replaygate.core.model import CaseResult, Status
 from replaygate.engine.runner import run_packs
-from replaygate.loading import json_reader, schema_keywords
+from replaygate.loading import fixture_keys, json_reader
 from replaygate.loading.fixture_keys import key_problems
 from replaygate.loading.model_errors import unknown_key, version_problem
 from replaygate.loading.models import (
@@ -307,7 +307,7 @@ def test_schema_keywords_are_checked_where_schemas_nest_and_by_the_schemas_draft
     # its key: asked twice, the answer is the same, and a schema one keyword away is not it
     strict_only = json_reader.STRICT_ONLY_CHARS if past_the_start else 0
     monkeypatch.setitem(json_reader._DECODED, "strict_only", strict_only)
-    monkeypatch.setattr(schema_keywords, "_WALKED", {})
+    monkeypatch.setattr(fixture_keys, "_TOOLS_WALKED", {})
     clean = fixture()
     assert key_problems(clean) == []
     data = fixture()

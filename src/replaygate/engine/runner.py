@@ -219,9 +219,6 @@ def _judge_rest(work: list[Work], jobs: int, judged: Mapping[CaseName, Sent]) ->
     def name(item: Work) -> CaseName:
         return (item.pack.directory, item.ctx.contract.path, item.ctx.case.id)
 
-    rest = [item for item in work if name(item) not in judged]
-    fresh = iter(_evaluate_all(rest, jobs))
-    return [
-        rebuild(item.ctx, judged[name(item)]) if name(item) in judged else next(fresh)
-        for item in work
-    ]
+    found = [(item, judged.get(name(item))) for item in work]
+    fresh = iter(_evaluate_all([item for item, sent in found if sent is None], jobs))
+    return [next(fresh) if sent is None else rebuild(item.ctx, sent) for item, sent in found]

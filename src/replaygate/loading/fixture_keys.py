@@ -7,6 +7,7 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
+from replaygate.loading.json_reader import value_key
 from replaygate.loading.model_errors import Loc, unknown_key, version_problem
 from replaygate.loading.models import (
     FIXTURE_KEYS,
@@ -106,18 +107,41 @@ def _check_calls(
 def _check_schemas(tools: Any, loc: Loc, found: list[KeyProblem]) -> None:
     """The keywords of each tool's schema (flat ``parameters`` or ``input_schema``, or
     OpenAI-wrapped ``function.parameters``)."""
-    for index, tool in enumerate(tools if isinstance(tools, list) else ()):
-        if type(tool) is not dict and not isinstance(tool, Mapping):  # JSON gives dicts
+    if not isinstance(tools, list):
+        return
+    # a contract's cases carry the same tools: each list of them is walked once, known by
+    # its key (json_reader.value_key)
+    key = value_key(tools)
+    problems = _TOOLS_WALKED.get(key) if key is not None else None
+    if problems is None:
+        problems = _schema_problems(tools)
+        if key is not None:
+            if len(_TOOLS_WALKED) >= _KEPT:
+                _TOOLS_WALKED.clear()
+            _TOOLS_WALKED[key] = problems
+    if problems:  # rare: the places are built for a message only
+        found += [((*loc, *inside), message) for inside, message in problems]
+
+
+_KEPT = 1024  # lists of tools whose problems are kept (a run's distinct ones, nearly always)
+_TOOLS_WALKED: dict[bytes, list[KeyProblem]] = {}
+
+
+def _schema_problems(tools: list[Any]) -> list[KeyProblem]:
+    """The unknown keywords of the tools' schemas, each where it is in ``tools``."""
+    found: list[KeyProblem] = []
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, Mapping):
             continue
         inner = tool.get("function")
         holder: Mapping[str, Any] = inner if isinstance(inner, Mapping) else tool
-        wrapped = holder is inner
+        at = (index, "function") if holder is inner else (index,)
         for key in ("parameters", "input_schema"):
-            schema = holder.get(key)
-            problems = unknown_keywords(schema) if schema is not None else ()
-            if problems:  # rare: the places are built for a message only
-                at = (*loc, index, "function", key) if wrapped else (*loc, index, key)
-                found += [((*at, *inside), message) for inside, message in problems]
+            found += [
+                ((*at, key, *inside), message)
+                for inside, message in unknown_keywords(holder.get(key))
+            ]
+    return found
 
 
 def _check(

@@ -13,7 +13,6 @@ from typing import Any
 
 from replaygate.assertions.values import suggestion
 from replaygate.loading.files import excerpt
-from replaygate.loading.json_reader import value_key
 
 Loc = tuple[str | int, ...]
 
@@ -85,22 +84,6 @@ def unknown_keywords(schema: Any) -> list[tuple[Loc, str]]:
     """Each key of the schema that is no keyword of its draft, where it is in the schema."""
     if type(schema) is not dict and not isinstance(schema, Mapping):  # JSON gives dicts
         return []
-    key = value_key(schema)  # a contract's cases share their tools: each is walked once
-    if key is None:
-        return _unknown(schema)
-    found = _WALKED.get(key)
-    if found is None:
-        if len(_WALKED) >= _KEPT:
-            _WALKED.clear()
-        found = _WALKED[key] = _unknown(schema)
-    return found
-
-
-_KEPT = 1024  # schemas whose problems are kept (a run's distinct tools, nearly always)
-_WALKED: dict[bytes, list[tuple[Loc, str]]] = {}
-
-
-def _unknown(schema: Mapping[str, Any]) -> list[tuple[Loc, str]]:
     draft = draft_of(schema)
     found: list[tuple[Loc, str]] = []
     _walk(schema, (), draft, _KNOWN[draft], found)
