@@ -46,7 +46,9 @@ class CaseInput:
     response: dict[str, Any] | None  # None: no recording and no embedded response
     calls: tuple[ToolCall, ...]
     looked_in: str  # where a recording was looked for, for recording_not_found
-    record_command: str = ""  # the command that records (or refreshes) this case
+    # the command that records (or refreshes) this case, where a recording or the lack of
+    # one is to be worded: "" for a fixture's own response
+    record_command: str = ""
     stale: str | None = None  # what changed since the recording was made
     notes: tuple[Problem, ...] = ()  # warnings: an old recording, one that cannot be checked
     skip: str | None = None  # why a live run leaves the case alone
@@ -288,11 +290,13 @@ def load_input(
         provider = recording.provider if recording and recording.provider else None
         provider = provider or case_provider(pack, fixture)
         refresh = recording is not None
+        # only a recording (its notes, its staleness) or a missing response is worded with it
+        wanted = refresh or fixture.get("response") is None
         command = (
             record_command(
                 file, case_id, provider, refresh=refresh, recording=recording, model=model
             )
-            if case_id
+            if case_id and wanted
             else ""
         )
         stale: str | None = None
