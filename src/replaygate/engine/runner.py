@@ -180,13 +180,14 @@ def run_packs(
     jobs: int = 1,
     source: Source = load_case_input,
     mode: str = RECORDED,
-    judged: Mapping[CaseName, Sent] | None = None,
+    judged: dict[CaseName, Sent] | None = None,
 ) -> RunResult:
     """Evaluate every selected case of the loaded packs, in ``jobs`` processes where that pays.
 
     ``mode`` is ``recorded`` or the live provider's name, for the cases' provider_modes.
     Results come back in pack, contract and case order whatever the number of jobs.
-    ``judged``: cases judged while their contracts loaded (``JudgingLoader``).
+    ``judged``: cases judged while their contracts loaded (``JudgingLoader``), taken out of
+    it as their results are rebuilt.
     """
     started = time.perf_counter()
     # The contracts live for the whole run: freezing them keeps the collector from
@@ -210,15 +211,18 @@ def run_packs(
     )
 
 
-def _judge_rest(work: list[Work], jobs: int, judged: Mapping[CaseName, Sent]) -> list[CaseResult]:
+def _judge_rest(work: list[Work], jobs: int, judged: dict[CaseName, Sent]) -> list[CaseResult]:
     """The results of ``work`` in order: those ``judged`` already rebuilt for their place in
-    the run, the others judged now."""
+    the run (and taken out of it), the others judged now."""
     if not judged:
         return _evaluate_all(work, jobs)
 
     def name(item: Work) -> CaseName:
         return (item.pack.directory, item.ctx.contract.path, item.ctx.case.id)
 
-    found = [(item, judged.get(name(item))) for item in work]
-    fresh = iter(_evaluate_all([item for item, sent in found if sent is None], jobs))
-    return [next(fresh) if sent is None else rebuild(item.ctx, sent) for item, sent in found]
+    fresh = iter(_evaluate_all([item for item in work if name(item) not in judged], jobs))
+    # each one taken out as it is rebuilt: its memory holds the results that follow
+    return [
+        rebuild(item.ctx, judged.pop(key)) if (key := name(item)) in judged else next(fresh)
+        for item in work
+    ]
