@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import json
+import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from streaming_upstream import StreamingUpstream
 
 import replaygate.capture as rc
 from fake_providers import KEY, Reply, error_body
+from replaygate.capture.core import Capture, Exchange, Outcome
 
 TWO_CALLS = [("get_weather", {"city": "Bern"}), ("get_time", {"zone": "Europe/Zurich"})]
 
@@ -75,8 +78,27 @@ def test_anthropic_takes_the_client_and_records(
         assert KEY not in path.read_text()
 
 
-def test_the_async_client_records_a_stream(pack: Path, upstream: StreamingUpstream) -> None:
-    async def app() -> list[str]:
+def _writers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The threads each exchange is taken (and its files written) on, as it happens."""
+    writers: list[int] = []
+    take = Capture.take
+
+    def noted(capture: Capture, exchange: Exchange) -> Outcome:
+        writers.append(threading.get_ident())
+        return take(capture, exchange)
+
+    monkeypatch.setattr(Capture, "take", noted)
+    return writers
+
+
+def test_the_async_client_records_a_stream_off_the_event_loop(
+    pack: Path, upstream: StreamingUpstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the recording's files are written on a worker thread, never the loop's: the app's
+    # other tasks go on meanwhile
+    writers = _writers(monkeypatch)
+
+    async def app() -> list[str]:  # the loop runs on this thread
         client = rc.async_http_client(pack=pack, provider="openai")
         assert isinstance(client, httpx2.AsyncClient)
         sdk = openai.AsyncOpenAI(api_key=KEY, base_url=f"{upstream.origin}/v1", http_client=client)
@@ -100,6 +122,31 @@ def test_the_async_client_records_a_stream(pack: Path, upstream: StreamingUpstre
     assert asyncio.run(app()) == ["get_weather", "get_time"]
     [recording] = _recordings(pack)
     assert _calls(recording) == TWO_CALLS
+    assert len(writers) == 1 and writers[0] != threading.get_ident()
+
+
+def test_an_async_connection_error_reaches_the_app_and_is_taken_off_the_loop(
+    pack: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writers = _writers(monkeypatch)
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+
+    async def app() -> None:
+        client = rc.async_http_client(pack=pack, provider="openai")
+        sdk = openai.AsyncOpenAI(
+            api_key=KEY, base_url=f"http://127.0.0.1:{port}/v1", http_client=client, max_retries=0
+        )
+        with pytest.raises(openai.APIConnectionError):
+            await sdk.chat.completions.create(
+                model="gpt-4o-mini", messages=[{"role": "user", "content": "Weather?"}]
+            )
+        await sdk.close()
+
+    asyncio.run(app())
+    assert _recordings(pack) == []
+    assert len(writers) == 1 and writers[0] != threading.get_ident()
 
 
 def test_an_sdk_built_on_httpx_gets_an_httpx_client(

@@ -86,7 +86,13 @@ class _Session:
 
 
 def _types(library: Any) -> tuple[type, type, type, type]:
-    """The transport and byte stream classes, sync and async, on ``library``'s bases."""
+    """The transport and byte stream classes, sync and async, on ``library``'s bases.
+
+    The async ones write their files on a worker thread (anyio's, which both libraries are
+    built on, under asyncio or trio): the app's event loop goes on meanwhile. A cancelled
+    task still waits for a write that has begun: no file is left half written.
+    """
+    import anyio.to_thread  # a dependency of httpx and httpx2 alike
 
     class Recorded(library.SyncByteStream):  # type: ignore[misc]
         def __init__(self, inner: Any, done: Callable[[bool], None], session: _Session) -> None:
@@ -114,7 +120,7 @@ def _types(library: Any) -> tuple[type, type, type, type]:
 
         async def aclose(self) -> None:
             await self.inner.aclose()
-            self.done(self.whole)
+            await anyio.to_thread.run_sync(self.done, self.whole)
 
     class Transport(library.BaseTransport):  # type: ignore[misc]
         def __init__(self, inner: Any, capture: Capture) -> None:
@@ -145,7 +151,7 @@ def _types(library: Any) -> tuple[type, type, type, type]:
             try:
                 response = await self.inner.handle_async_request(request)
             except library.TransportError:
-                session.failed()
+                await anyio.to_thread.run_sync(session.failed)
                 raise
             return _wrapped(library, response, AsyncRecorded, session)
 

@@ -8,7 +8,14 @@ from typing import Any
 
 from replaygate.assertions.assertion import Assertion, evaluate_assertion
 from replaygate.assertions.mismatch import Mismatch
-from replaygate.core.model import AssertionOutcome, CaseResult, Classification, Failure
+from replaygate.core.model import (
+    AssertionOutcome,
+    CaseResult,
+    Classification,
+    Failure,
+    Problem,
+    Status,
+)
 from replaygate.loading.contract import Contract, GoldenCase
 
 
@@ -23,20 +30,46 @@ class CaseContext:
     mode: str = "recorded"  # or the live provider's name
     order: int = 0  # the case's position among all cases of the run (CaseResult.order)
 
-    def result(self, **verdict: Any) -> CaseResult:
-        """A result of this case: what names it from the context, the rest from ``verdict``."""
+    def result(
+        self,
+        *,
+        observed_ok: bool | None,
+        status: Status,
+        classification: str | None,
+        fingerprint: str | None,
+        failures: tuple[Failure, ...],
+        reason: str | None,
+        duration_s: float,
+        notes: tuple[Problem, ...] = (),
+        score: float | None = None,
+        inputs: tuple[str, ...] = (),
+        run_id: str | None = None,
+    ) -> CaseResult:
+        """A result of this case: what names it from the context, the verdict from the
+        arguments (named, not forwarded: every case's result is built here, some twice)."""
+        contract, case = self.contract, self.case
         return CaseResult(
             pack=self.pack_id,
             pack_dir=self.pack_dir,
-            contract=self.contract.path,
-            contract_file=self.contract.file,
-            case_id=self.case.id,
-            expect_ok=self.case.expect_ok,
-            expected_error=self.case.expected_error,
-            file=self.contract.file,
-            line=self.case.line,
+            contract=contract.path,
+            contract_file=contract.file,
+            case_id=case.id,
+            expect_ok=case.expect_ok,
+            expected_error=case.expected_error,
+            observed_ok=observed_ok,
+            status=status,
+            classification=classification,
+            fingerprint=fingerprint,
+            failures=failures,
+            file=contract.file,
+            line=case.line,
+            reason=reason,
+            duration_s=duration_s,
+            notes=notes,
+            score=score,
+            inputs=inputs,
+            run_id=run_id,
             order=self.order,
-            **verdict,
         )
 
 

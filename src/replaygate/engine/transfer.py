@@ -31,6 +31,7 @@ Compact = tuple[
     tuple[FailureFields, ...],
 ]
 Sent = Compact | CaseResult
+_STATUS = {status.value: status for status in Status}  # cheaper than calling the enum
 
 
 def rebuild(ctx: CaseContext, sent: Sent) -> CaseResult:
@@ -51,7 +52,7 @@ def rebuild(ctx: CaseContext, sent: Sent) -> CaseResult:
     ) = sent
     return ctx.result(
         observed_ok=observed_ok,
-        status=Status(status),
+        status=_STATUS[status],
         classification=classification,
         fingerprint=fingerprint,
         failures=tuple(Failure(*fields) for fields in failed),
