@@ -51,14 +51,20 @@ def input_base(ref: str, golden_dir: Path, negative_dir: Path) -> tuple[Path, st
 
 def unused_fixtures(pack: Pack) -> list[Problem]:
     """A warning for each fixture in the golden directories that no case of the pack names."""
-    named = set()
+    named: dict[str, set[str]] = {}  # a normalised folder: the names cases give in it
     normal = {folder: os.path.normpath(folder) for folder in (pack.golden_dir, pack.negative_dir)}
     for contract in pack.contracts:
         for case in contract.golden_cases:
             base, rest = input_base(case.input_ref, pack.golden_dir, pack.negative_dir)
-            named.add(joined(normal[base], rest))
-    folders = dict.fromkeys([pack.golden_dir, pack.negative_dir])
-    unused = {path for path in _fixtures(folders) if path not in named}  # few: sorted alone
+            folder, name = (normal[base], rest) if plain(rest) else _split(normal[base], rest)
+            named.setdefault(folder, set()).add(name)
+    # each folder's listing less its named files, a set operation; a set of few paths, since
+    # the negative folder may be walked twice (it is inside the golden one by default)
+    unused = {
+        joined(folder, name)
+        for folder, names in _fixtures(dict.fromkeys([pack.golden_dir, pack.negative_dir]))
+        for name in names - named.get(folder, set())
+    }
     return [
         Problem(
             files.shown_path(path, pack.root),
@@ -69,11 +75,15 @@ def unused_fixtures(pack: Pack) -> list[Problem]:
     ]
 
 
-def _fixtures(folders: Iterable[Path]) -> Iterator[str]:
+def _split(folder: str, name: str) -> tuple[str, str]:
+    """The folder and name of ``name`` joined to ``folder`` and normalised."""
+    path = joined(folder, name)
+    return os.path.dirname(path), os.path.basename(path)
+
+
+def _fixtures(folders: Iterable[Path]) -> Iterator[tuple[str, set[str]]]:
+    """Each folder under ``folders`` (normalised) with the fixtures listed in it."""
     for folder in folders:
         for top, subfolders, names in os.walk(folder):  # symlinked folders are not followed
             subfolders[:] = [name for name in subfolders if name != ".git"]
-            folder_path = os.path.normpath(top)
-            for name in names:
-                if name.endswith(FIXTURE_SUFFIX):
-                    yield joined(folder_path, name)
+            yield os.path.normpath(top), {name for name in names if name.endswith(FIXTURE_SUFFIX)}
