@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -124,3 +126,57 @@ def test_a_failed_result_travels_as_tuples_its_failures_too() -> None:
         ("wrong_tool", "why", "expected_tool_calls[0]", "packs/c.yaml", 4, "$.a", None, None, None),
     )
     assert rebuild(ctx, pickle.loads(pickle.dumps(sent))) == failed
+
+
+OUTCOME = AssertionOutcome("a1", "tool_called", AssertionStatus.PASSED, 1.0, None, "t.yaml", 2)
+# Another value of each tuple field's kind; a field of a new kind is for this test to learn.
+OTHER_ITEMS: dict[str, tuple[Any, ...]] = {
+    "failures": (Failure("schema_violation", "m", "tool_schema.t:type", "packs/c.yaml", 5),),
+    "notes": (Problem("packs/p/golden/in.json", 1, "an old recording"),),
+    "assertions": (OUTCOME,),
+    "inputs": ("packs/p/golden/other.json",),
+}
+
+
+def _other(name: str, value: Any) -> Any:
+    """A value of ``value``'s kind that differs from it."""
+    if isinstance(value, Status):
+        return next(status for status in Status if status is not value)
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + 1
+    if isinstance(value, str) or value is None:
+        return f"{value}-changed"
+    if isinstance(value, tuple):
+        return OTHER_ITEMS[name]
+    raise AssertionError(f"{name}: a field of a new kind; teach _other a value of it")
+
+
+def _failed_result(ctx: CaseContext) -> CaseResult:
+    failure = ("wrong_tool", "why", "expected_tool_calls[0]", "packs/c.yaml", 4, "$.a", "equals",
+               "Bern", "Paris")  # fmt: skip
+    return rebuild(ctx, (False, "failed", "wrong_tool", "f1", "r", 0.5, 0.25, ("in.json",), "run1",
+                         (failure,)))  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [field.name for field in dataclasses.fields(CaseResult)])
+def test_each_field_of_a_result_comes_back_as_it_was_changed(name: str) -> None:
+    # compact decides what to send by naming fields: a field it does not know must not be lost
+    ctx = a_context("p", "c.yaml", "c1", 3, 7)
+    result = _failed_result(ctx)
+    changed = dataclasses.replace(result, **{name: _other(name, getattr(result, name))})
+    back = rebuild(ctx, pickle.loads(pickle.dumps(compact(ctx, changed))))
+    assert back == dataclasses.replace(changed, order=ctx.order)
+
+
+@pytest.mark.parametrize("name", [field.name for field in dataclasses.fields(Failure)])
+def test_each_field_of_a_failure_comes_back_as_it_was_changed(name: str) -> None:
+    ctx = a_context("p", "c.yaml", "c1", 3, 7)
+    result = _failed_result(ctx)
+    (failure,) = result.failures
+    changed_failure = dataclasses.replace(failure, **{name: _other(name, getattr(failure, name))})
+    changed = dataclasses.replace(result, failures=(changed_failure,))
+    sent = compact(ctx, changed)
+    assert isinstance(sent, tuple)  # a failure travels compact, whatever it holds
+    assert rebuild(ctx, pickle.loads(pickle.dumps(sent))) == changed

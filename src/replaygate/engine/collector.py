@@ -72,6 +72,22 @@ class CaseContext:
             order=self.order,
         )
 
+    def named(self, result: CaseResult) -> bool:
+        """Whether ``result`` names this case and its place as ``result()`` names them."""
+        contract, case = self.contract, self.case
+        return (
+            result.pack == self.pack_id
+            and result.pack_dir == self.pack_dir
+            and result.contract == contract.path
+            and result.contract_file == contract.file
+            and result.case_id == case.id
+            and result.expect_ok == case.expect_ok
+            and result.expected_error == case.expected_error
+            and result.file == contract.file
+            and result.line == case.line
+            and result.order == self.order
+        )
+
 
 class CaseUndecidable(Exception):
     """A check could not be decided (a regex ran out of time): the case errors."""
