@@ -13,7 +13,7 @@ import jsonschema_rs
 
 from replaygate.assertions.operators import OPERATORS, search
 from replaygate.assertions.regex_time import BudgetSpent
-from replaygate.loading.json_reader import value_key
+from replaygate.loading.json_reader import kept
 
 # A schema's canonical text: what its validators are built from, and their cache key (see
 # checkers). One encoder, since json.dumps(..., sort_keys=True) builds one per call.
@@ -237,17 +237,9 @@ def checkers(schema: Mapping[str, Any]) -> Validators:
     """The validators of a schema, built from its canonical text.
 
     Every call of every case asks, and most schemas were seen before: the schema's key
-    (json_reader.value_key) finds them at a fraction of the cost of writing that text.
+    (json_reader.kept) finds them at a fraction of the cost of writing that text.
     """
-    key = value_key(schema)
-    if key is None:
-        return _validators(_CANONICAL.encode(schema))
-    found = _CHECKERS.get(key)
-    if found is None:
-        if len(_CHECKERS) >= _MAX_CHECKERS:
-            _CHECKERS.clear()
-        found = _CHECKERS[key] = _validators(_CANONICAL.encode(schema))
-    return found
+    return kept(_CHECKERS, _MAX_CHECKERS, schema, lambda: _validators(_CANONICAL.encode(schema)))
 
 
 def _refuse_retrieval(uri: str) -> Any:

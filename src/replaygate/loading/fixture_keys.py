@@ -7,7 +7,7 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from replaygate.loading.json_reader import value_key
+from replaygate.loading.json_reader import kept
 from replaygate.loading.model_errors import Loc, unknown_key, version_problem
 from replaygate.loading.models import (
     FIXTURE_KEYS,
@@ -110,15 +110,8 @@ def _check_schemas(tools: Any, loc: Loc, found: list[KeyProblem]) -> None:
     if not isinstance(tools, list):
         return
     # a contract's cases carry the same tools: each list of them is walked once, known by
-    # its key (json_reader.value_key)
-    key = value_key(tools)
-    problems = _TOOLS_WALKED.get(key) if key is not None else None
-    if problems is None:
-        problems = _schema_problems(tools)
-        if key is not None:
-            if len(_TOOLS_WALKED) >= _KEPT:
-                _TOOLS_WALKED.clear()
-            _TOOLS_WALKED[key] = problems
+    # its key (json_reader.kept)
+    problems = kept(_TOOLS_WALKED, _KEPT, tools, lambda: _schema_problems(tools))
     if problems:  # rare: the places are built for a message only
         found += [((*loc, *inside), message) for inside, message in problems]
 

@@ -10,7 +10,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
 
 from replaygate.core.errors import PackError
 from replaygate.loading.files import MAX_DEPTH, MAX_JSON_BYTES, excerpt, read_text
@@ -173,7 +173,7 @@ def fast_codecs() -> Codecs | None:
     return None if _DECODED["strict_only"] < STRICT_ONLY_CHARS else _msgspec()
 
 
-def value_key(value: Any) -> bytes | None:
+def _value_key(value: Any) -> bytes | None:
     """A key for a parsed JSON value, equal exactly when the values are equal (types, float
     bits and key order kept): its msgpack encoding, once this process is past its strict-only
     start (fast_codecs); None before that, or for a value msgpack cannot write (an integer
@@ -186,6 +186,24 @@ def value_key(value: Any) -> bytes | None:
         return codecs.packer.encode(value)
     except (OverflowError, TypeError, ValueError):
         return None
+
+
+V = TypeVar("V")
+
+
+def kept(cache: dict[bytes, V], size: int, value: Any, make: Callable[[], V]) -> V:
+    """What ``make`` learns of the parsed JSON ``value``, kept in ``cache`` by its
+    ``_value_key`` (``size`` values at most: a full cache starts again empty); made anew when
+    the value has no key."""
+    key = _value_key(value)
+    if key is None:
+        return make()
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= size:
+            cache.clear()
+        found = cache[key] = make()
+    return found
 
 
 @functools.cache
